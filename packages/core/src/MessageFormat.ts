@@ -1,0 +1,285 @@
+/**
+ * `MessageFormat<M>`: a small lens that reads and rewrites one wire format, so that every ctxkit
+ * algorithm works on the caller's own message objects, with no conversion, and hands back the same
+ * references for the messages it did not touch.
+ *
+ * @since 0.1.0
+ */
+import type { ConversationIssue } from "./Errors.ts"
+import type { SystemSource } from "./Message.ts"
+
+/**
+ * The role a message plays, whatever its wire format calls it. A message that only carries tool results
+ * (an OpenAI `tool` message, an Anthropic `user` message made of `tool_result` blocks) is `"tool"`.
+ *
+ * @example
+ * ```ts
+ * import type { Role } from "@ctxkit/core"
+ *
+ * const role: Role = "tool"
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Role = "system" | "user" | "assistant" | "tool"
+
+/**
+ * A tool call as a format reads it: id, tool name, and the raw arguments text the model produced.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallInfo } from "@ctxkit/core"
+ *
+ * const call: ToolCallInfo = { id: "call_1", name: "read_file", arguments: "{\"path\":\"a.ts\"}" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolCallInfo {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/**
+ * A tool result as a format reads it: the call it answers, the tool name when the format records it,
+ * whether it is an error, and its text.
+ *
+ * @example
+ * ```ts
+ * import type { ToolResultInfo } from "@ctxkit/core"
+ *
+ * const result: ToolResultInfo = { callId: "call_1", name: "read_file", isError: false, text: "export {}" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolResultInfo {
+  readonly callId: string
+  readonly name?: string | undefined
+  readonly isError: boolean
+  readonly text: string
+}
+
+/**
+ * One link a message carries. `call` issues a tool call, `result` answers one (both in the tool-call id
+ * space); `ref` is any other link, named by a format-chosen key such as `approval:<id>`: every message
+ * carrying the same key belongs to the same group.
+ *
+ * @example
+ * ```ts
+ * import type { Link } from "@ctxkit/core"
+ *
+ * const links: ReadonlyArray<Link> = [{ kind: "call", id: "call_1" }, { kind: "ref", key: "approval:a1" }]
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Link =
+  | { readonly kind: "call"; readonly id: string }
+  | { readonly kind: "result"; readonly id: string }
+  | { readonly kind: "ref"; readonly key: string }
+
+/**
+ * What a note message (an inserted summary, checkpoint or invariants block) is for.
+ *
+ * @example
+ * ```ts
+ * import type { NoteOptions } from "@ctxkit/core"
+ *
+ * const options: NoteOptions = { role: "user", kind: "summary" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface NoteOptions {
+  /** `system` for instructions-like blocks, `user` for injected context such as summaries. */
+  readonly role: "system" | "user"
+  /** `summary` marks a checkpoint (never clipped, not the current request). */
+  readonly kind: "summary" | "invariants" | "note"
+  readonly id?: string | undefined
+}
+
+/**
+ * A lens over one wire format. Every function is total: it never throws, whatever it is given, and
+ * treats what it cannot read as absent. Rewrites return new objects and keep ids, roles and message
+ * boundaries; they never mutate their input.
+ *
+ * Build one with {@link makeFormat}, which fills in the optional parts.
+ *
+ * @example
+ * ```ts
+ * import { formats, toolGroups } from "@ctxkit/core"
+ *
+ * const messages = [
+ *   { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] },
+ *   { role: "tool", tool_call_id: "c1", content: "a.txt" }
+ * ]
+ * formats.openaiChat.role(messages[1]!) // "tool"
+ * toolGroups(messages, formats.openaiChat).groups // [[0, 1]]
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface MessageFormat<M> {
+  /** The format's name, as used in errors and reports (`"openaiChat"`). */
+  readonly name: string
+  /** The message's role. */
+  readonly role: (message: M) => Role
+  /**
+   * Every link the message carries, for grouping: the calls it issues, the results it carries and any
+   * other link (approvals, provider-side tool pairs). Must be cheap: `toolGroups` calls it once a message.
+   */
+  readonly links: (message: M) => ReadonlyArray<Link>
+  /** The tool calls the message issues, in order. */
+  readonly toolCalls: (message: M) => ReadonlyArray<ToolCallInfo>
+  /** The tool results the message carries, in order. */
+  readonly toolResults: (message: M) => ReadonlyArray<ToolResultInfo>
+  /**
+   * True when the message must travel with the one right after it (an OpenAI Responses `reasoning`
+   * item belongs to the call or message that follows it).
+   */
+  readonly attachesToNext: (message: M) => boolean
+  /** Pinned by the user or the harness: no strategy may drop it. */
+  readonly isPinned: (message: M) => boolean
+  /** Protected: pinned, or a system message whose source is the system itself. */
+  readonly isProtected: (message: M) => boolean
+  /** A compaction checkpoint or other injected summary (never clipped, never the current request). */
+  readonly isSummary: (message: M) => boolean
+  /** Where a system block came from, when the format records it. */
+  readonly source: (message: M) => SystemSource | undefined
+  /** The message's own id, when it has one. */
+  readonly id: (message: M) => string | undefined
+  /** Free-form metadata (`manualExcluded`, `relevance`, …), when the format carries it. */
+  readonly meta: (message: M) => Readonly<Record<string, unknown>> | undefined
+  /**
+   * Everything a tokenizer would see: text and reasoning parts, tool names and arguments, result texts.
+   */
+  readonly text: (message: M) => string
+  /**
+   * The message with its own text replaced (text parts collapse into one; calls, results, ids and
+   * other parts stay). For a message that is only a tool result this is the result's text.
+   */
+  readonly withText: (message: M, text: string) => M
+  /** The message with the text of the result answering `callId` replaced; the message itself if it has none. */
+  readonly withResultText: (message: M, callId: string, text: string) => M
+  /**
+   * The message without the calls and results whose ids are in `callIds` (and the approval parts that
+   * refer to them), or `undefined` when nothing meaningful is left.
+   */
+  readonly withoutToolParts: (message: M, callIds: ReadonlySet<string>) => M | undefined
+  /** A new message in this format carrying `text` (an inserted summary, checkpoint or invariants block). */
+  readonly makeNote: (text: string, options: NoteOptions) => M
+  /**
+   * New messages that answer `calls` (issued by `issuer`) with `text`, to insert after the issuer and its
+   * existing results. Used by `repairPairs` to close dangling calls.
+   */
+  readonly makeToolResults: (
+    issuer: M,
+    calls: ReadonlyArray<ToolCallInfo>,
+    text: string,
+    options: { readonly isError: boolean }
+  ) => ReadonlyArray<M>
+  /**
+   * Structural problems of one message, each with a path under `path` (`messages[3]`). Empty when the
+   * message is readable in this format.
+   */
+  readonly validate: (message: unknown, path: string) => ReadonlyArray<ConversationIssue>
+}
+
+/**
+ * What {@link makeFormat} needs: the required reading and rewriting functions; the rest have defaults.
+ *
+ * @example
+ * ```ts
+ * import type { FormatSpec } from "@ctxkit/core"
+ *
+ * type Spec = FormatSpec<{ readonly kind: string }>
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type FormatSpec<M> =
+  & Omit<
+    MessageFormat<M>,
+    "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links"
+  >
+  & Partial<
+    Pick<
+      MessageFormat<M>,
+      "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links"
+    >
+  >
+
+const never = (): boolean => false
+const none = (): undefined => undefined
+
+/**
+ * Builds a {@link MessageFormat} from the functions that are specific to a wire format. Defaults:
+ * `links` from `toolCalls` and `toolResults`; nothing attaches to the next message; nothing is pinned or
+ * a summary; a message is protected when pinned, or when it is a system message whose `source` is absent
+ * or `"system"`; no id, no source, no metadata.
+ *
+ * @example
+ * ```ts
+ * import { makeFormat, toolGroups } from "@ctxkit/core"
+ *
+ * // A tiny format: { who, says, calls?: string[], answers?: string }
+ * interface Line { readonly who: "me" | "bot" | "tool"; readonly says: string; readonly calls?: ReadonlyArray<string>; readonly answers?: string }
+ *
+ * const lines = makeFormat<Line>({
+ *   name: "lines",
+ *   role: (m) => m.who === "me" ? "user" : m.who === "bot" ? "assistant" : "tool",
+ *   toolCalls: (m) => (m.calls ?? []).map((id) => ({ id, name: "tool", arguments: "" })),
+ *   toolResults: (m) => m.answers === undefined ? [] : [{ callId: m.answers, isError: false, text: m.says }],
+ *   text: (m) => m.says,
+ *   withText: (m, says) => ({ ...m, says }),
+ *   withResultText: (m, callId, says) => m.answers === callId ? { ...m, says } : m,
+ *   withoutToolParts: (m) => m,
+ *   makeNote: (says) => ({ who: "me", says }),
+ *   makeToolResults: (_issuer, calls, says) => calls.map((call) => ({ who: "tool", says, answers: call.id })),
+ *   validate: () => []
+ * })
+ *
+ * toolGroups([{ who: "bot", says: "", calls: ["x"] }, { who: "tool", says: "ok", answers: "x" }], lines).groups
+ * // [[0, 1]]
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeFormat = <M>(spec: FormatSpec<M>): MessageFormat<M> => {
+  const isPinned = spec.isPinned ?? never
+  const source = spec.source ?? none
+  const role = spec.role
+  const toolCalls = spec.toolCalls
+  const toolResults = spec.toolResults
+  return {
+    ...spec,
+    links: spec.links ?? ((message: M): ReadonlyArray<Link> => {
+      const links: Array<Link> = []
+      for (const call of toolCalls(message)) links.push({ kind: "call", id: call.id })
+      for (const result of toolResults(message)) links.push({ kind: "result", id: result.callId })
+      return links
+    }),
+    attachesToNext: spec.attachesToNext ?? never,
+    isPinned,
+    isProtected: spec.isProtected ?? ((message: M): boolean => {
+      if (isPinned(message)) return true
+      if (role(message) !== "system") return false
+      const from = source(message)
+      return from === undefined || from === "system"
+    }),
+    isSummary: spec.isSummary ?? never,
+    source,
+    id: spec.id ?? none,
+    meta: spec.meta ?? none
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * Tool-call groups: the sets of messages that must be kept or dropped together because they are linked
+ * by tool-call ids (a call and every result for it), approvals, or reasoning items — transitively, and
+ * wherever the members sit in the conversation.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { auto } from "./formats/Auto.ts"
+import type { MessageFormat } from "./MessageFormat.ts"
+
+/**
+ * A tool result whose call does not appear anywhere in the conversation. Providers reject such a request;
+ * `repairPairs` drops it.
+ *
+ * @example
+ * ```ts
+ * import { OrphanResult } from "@ctxkit/core"
+ *
+ * new OrphanResult({ callId: "c9", index: 4 }).message
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class OrphanResult extends Schema.TaggedClass<OrphanResult>("@ctxkit/core/OrphanResult")("OrphanResult", {
+  /** The call id the result claims to answer. */
+  callId: Schema.String,
+  /** Index of the message carrying the result. */
+  index: Schema.Number
+}) {
+  /** What is wrong and what to do. */
+  get message(): string {
+    return `messages[${this.index}] answers tool call "${this.callId}", which no message issues. Providers reject orphan results: drop it with repairPairs(messages, { orphans: "drop" }).`
+  }
+}
+
+/**
+ * A tool call with no result anywhere in the conversation: in flight, or its outcome is unknown.
+ * `repairPairs` can drop it or answer it with a stub.
+ *
+ * @example
+ * ```ts
+ * import { DanglingCall } from "@ctxkit/core"
+ *
+ * new DanglingCall({ callId: "c1", index: 2 }).message
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class DanglingCall extends Schema.TaggedClass<DanglingCall>("@ctxkit/core/DanglingCall")("DanglingCall", {
+  /** The id of the unanswered call. */
+  callId: Schema.String,
+  /** Index of the message issuing it. */
+  index: Schema.Number
+}) {
+  /** What is wrong and what to do. */
+  get message(): string {
+    return `Tool call "${this.callId}" issued by messages[${this.index}] has no result. If it is not in flight, close it with repairPairs(messages, { dangling: "stub" }) or drop it with { dangling: "drop" }.`
+  }
+}
+
+/**
+ * One call id issued by two different calls. Their results cannot be told apart, so every message using
+ * the id is put in one group.
+ *
+ * @example
+ * ```ts
+ * import { ReusedCallId } from "@ctxkit/core"
+ *
+ * new ReusedCallId({ callId: "call_0", first: 1, index: 7 }).message
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class ReusedCallId extends Schema.TaggedClass<ReusedCallId>("@ctxkit/core/ReusedCallId")("ReusedCallId", {
+  /** The reused id. */
+  callId: Schema.String,
+  /** Index of the message that issued it first. */
+  first: Schema.Number,
+  /** Index of the message that issued it again. */
+  index: Schema.Number
+}) {
+  /** What is wrong and what to do. */
+  get message(): string {
+    return `Tool call id "${this.callId}" is issued by messages[${this.first}] and again by messages[${this.index}]; every message using it is kept or dropped together. Give each call a unique id.`
+  }
+}
+
+/**
+ * A problem `toolGroups` found. Reported, never thrown.
+ *
+ * @example
+ * ```ts
+ * import { type GroupDiagnostic, toolGroups } from "@ctxkit/core"
+ *
+ * const diagnostics: ReadonlyArray<GroupDiagnostic> = toolGroups([{ role: "tool", toolCallId: "x", content: "" }]).diagnostics
+ * diagnostics[0]?._tag // "OrphanResult"
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export type GroupDiagnostic = OrphanResult | DanglingCall | ReusedCallId
+
+/**
+ * The partition of a conversation into tool-call groups.
+ *
+ * @example
+ * ```ts
+ * import { type ToolGroups, toolGroups } from "@ctxkit/core"
+ *
+ * const result: ToolGroups = toolGroups([{ role: "user", content: "hi" }])
+ * result.groups // [[0]]
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolGroups {
+  /** Each group as the ascending indices of its messages; groups ordered by their first index. */
+  readonly groups: ReadonlyArray<ReadonlyArray<number>>
+  /** `groupOf[i]` is the index in `groups` of message `i`'s group. */
+  readonly groupOf: ReadonlyArray<number>
+  /** Orphan results, dangling calls and reused call ids, in the order found. */
+  readonly diagnostics: ReadonlyArray<GroupDiagnostic>
+}
+
+/**
+ * Partitions `messages` into groups that must be kept or dropped as units: messages sharing any link
+ * (a tool-call id, an approval id, a provider-side tool pair) are in one group, transitively, and a
+ * message that attaches to the next one (an OpenAI Responses reasoning item) is grouped with it.
+ * Non-adjacent members are found too. Runs in linear time (one pass, union–find) and never throws:
+ * problems are reported in `diagnostics`.
+ *
+ * @example
+ * ```ts
+ * import { formats, toolGroups } from "@ctxkit/core"
+ *
+ * const messages = [
+ *   { role: "user", content: "list and read" },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "a", name: "ls", arguments: "{}" }, { id: "b", name: "cat", arguments: "{}" }] },
+ *   { role: "tool", toolCallId: "a", content: "x.txt" },
+ *   { role: "user", content: "meanwhile…" },
+ *   { role: "tool", toolCallId: "b", content: "hello" }
+ * ] as const
+ *
+ * const { groups, groupOf } = toolGroups(messages, formats.canonical)
+ * groups // [[0], [1, 2, 4], [3]]
+ * groupOf // [0, 1, 1, 2, 1]
+ * ```
+ *
+ * @category grouping
+ * @since 0.1.0
+ */
+export const toolGroups = <M>(
+  messages: ReadonlyArray<M>,
+  format: MessageFormat<M> = auto as unknown as MessageFormat<M>
+): ToolGroups => {
+  const n = Array.isArray(messages) ? messages.length : 0
+  const parent = new Int32Array(n)
+  for (let i = 0; i < n; i++) parent[i] = i
+  const find = (i: number): number => {
+    let x = i
+    while (parent[x] !== x) {
+      const up = parent[parent[x]!]!
+      parent[x] = up
+      x = up
+    }
+    return x
+  }
+  const union = (a: number, b: number): void => {
+    const ra = find(a)
+    const rb = find(b)
+    // The smaller index becomes the root: trees stay shallow for the usual call-then-results order.
+    if (ra < rb) parent[rb] = ra
+    else if (rb < ra) parent[ra] = rb
+  }
+
+  // First message mentioning each id (call or result space; ref space), and who issued each call.
+  const idAt = new Map<string, number>()
+  const refAt = new Map<string, number>()
+  const issuer = new Map<string, number>()
+  const answered = new Set<string>()
+  const resultIds: Array<string> = []
+  const resultAt: Array<number> = []
+  const diagnostics: Array<GroupDiagnostic> = []
+
+  for (let i = 0; i < n; i++) {
+    const message = messages[i]!
+    const links = format.links(message)
+    for (let k = 0; k < links.length; k++) {
+      const link = links[k]!
+      if (link.kind === "ref") {
+        const at = refAt.get(link.key)
+        if (at === undefined) refAt.set(link.key, i)
+        else union(at, i)
+        continue
+      }
+      const id = link.id
+      const at = idAt.get(id)
+      if (at === undefined) idAt.set(id, i)
+      else union(at, i)
+      if (link.kind === "call") {
+        const first = issuer.get(id)
+        if (first === undefined) issuer.set(id, i)
+        else diagnostics.push(new ReusedCallId({ callId: id, first, index: i }))
+      } else {
+        answered.add(id)
+        resultIds.push(id)
+        resultAt.push(i)
+      }
+    }
+    if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
+  }
+
+  for (let k = 0; k < resultIds.length; k++) {
+    if (!issuer.has(resultIds[k]!)) diagnostics.push(new OrphanResult({ callId: resultIds[k]!, index: resultAt[k]! }))
+  }
+  for (const [callId, index] of issuer) {
+    if (!answered.has(callId)) diagnostics.push(new DanglingCall({ callId, index }))
+  }
+
+  // Number groups by first member; roots are always the smallest index of their set.
+  const groupOfRoot = new Int32Array(n).fill(-1)
+  const groupOf = new Array<number>(n)
+  const groups: Array<Array<number>> = []
+  for (let i = 0; i < n; i++) {
+    const root = find(i)
+    let g = groupOfRoot[root]!
+    if (g === -1) {
+      g = groups.length
+      groupOfRoot[root] = g
+      groups.push([i])
+    } else {
+      groups[g]!.push(i)
+    }
+    groupOf[i] = g
+  }
+  return { groups, groupOf, diagnostics }
+}
