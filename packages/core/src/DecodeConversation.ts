@@ -1,0 +1,91 @@
+/**
+ * Checking unknown input (parsed JSON, a request body, a file) before any algorithm reads it: a typed
+ * error naming the path of every problem, never an exception.
+ *
+ * @since 0.1.0
+ */
+import { dual } from "effect/Function"
+import * as Result from "effect/Result"
+import { type ConversationIssue, InvalidConversation } from "./Errors.ts"
+import { auto } from "./formats/Auto.ts"
+import { describe, issue } from "./internal/issues.ts"
+import { isRecord } from "./internal/read.ts"
+import type { MessageFormat } from "./MessageFormat.ts"
+
+/**
+ * Options of {@link decodeConversation}.
+ *
+ * @example
+ * ```ts
+ * import { type DecodeOptions, formats } from "@ctxkit/core"
+ *
+ * const options: DecodeOptions<unknown> = { format: formats.anthropic as never }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DecodeOptions<M> {
+  /** The wire format to read the messages as. Default `formats.auto`. */
+  readonly format?: MessageFormat<M> | undefined
+}
+
+const decode = <M>(input: unknown, options: DecodeOptions<M> = {}): Result.Result<ReadonlyArray<M>, InvalidConversation> => {
+  const format = options.format ?? (auto as unknown as MessageFormat<M>)
+  const fail = (issues: ReadonlyArray<ConversationIssue>) =>
+    Result.fail(new InvalidConversation({ format: format.name, issues }))
+  let value = input
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value)
+    } catch (error) {
+      return fail([issue("input", `malformed JSON (${error instanceof Error ? error.message : String(error)})`)])
+    }
+  }
+  let base = "messages"
+  if (isRecord(value) && Array.isArray(value["messages"])) value = value["messages"]
+  else if (isRecord(value) && Array.isArray(value["input"])) {
+    value = value["input"]
+    base = "input"
+  }
+  if (!Array.isArray(value)) {
+    return fail([issue(base, `expected an array of messages (or an object with a "messages" array), got ${describe(value)}`)])
+  }
+  const issues: Array<ConversationIssue> = []
+  for (let i = 0; i < value.length; i++) {
+    for (const found of format.validate(value[i], `${base}[${i}]`)) issues.push(found)
+  }
+  return issues.length > 0 ? fail(issues) : Result.succeed(value as ReadonlyArray<M>)
+}
+
+/**
+ * Checks that `input` is a conversation in the given wire format and returns it typed — the input's own
+ * array and objects, unknown fields included — or an {@link InvalidConversation} listing every problem
+ * with its path (`messages[3].toolCallId: Expected string, got 42`). Accepts an array of messages, an
+ * object with a `messages` (or Responses `input`) array, or the JSON text of either. Never throws.
+ *
+ * The result is an `effect/Result`: `yield*` it in `Effect.gen`, or inspect it with `Result.isSuccess`.
+ *
+ * Data-first or data-last.
+ *
+ * @example
+ * ```ts
+ * import { decodeConversation, formats } from "@ctxkit/core"
+ * import * as Result from "effect/Result"
+ *
+ * const result = decodeConversation('[{"role":"tool","toolCallId":42,"content":"x"}]', { format: formats.canonical })
+ * if (Result.isFailure(result)) {
+ *   result.failure.issues[0]?.path // "messages[0].toolCallId"
+ * }
+ * ```
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decodeConversation: {
+  <M>(options?: DecodeOptions<M>): (input: unknown) => Result.Result<ReadonlyArray<M>, InvalidConversation>
+  <M>(input: unknown, options?: DecodeOptions<M>): Result.Result<ReadonlyArray<M>, InvalidConversation>
+} = dual(
+  (args: IArguments) => !(args.length === 1 && isRecord(args[0]) && "format" in args[0]) && args.length !== 0,
+  decode
+)

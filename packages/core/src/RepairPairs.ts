@@ -1,0 +1,263 @@
+/**
+ * Making a conversation acceptable to providers that reject unpaired tool messages: orphan results are
+ * dropped, dangling calls dropped or answered with a stub that says their outcome is unknown.
+ *
+ * @since 0.1.0
+ */
+import { dual } from "effect/Function"
+import * as Schema from "effect/Schema"
+import { auto } from "./formats/Auto.ts"
+import type { MessageFormat, ToolCallInfo } from "./MessageFormat.ts"
+import { type GroupDiagnostic, toolGroups } from "./ToolGroups.ts"
+
+/**
+ * The text of the synthetic result `repairPairs` gives a dangling call under `dangling: "stub"`.
+ *
+ * @example
+ * ```ts
+ * import { UNKNOWN_OUTCOME_TEXT } from "@ctxkit/core"
+ *
+ * UNKNOWN_OUTCOME_TEXT.startsWith("[") // true
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const UNKNOWN_OUTCOME_TEXT =
+  "[no result was recorded for this tool call; its outcome is unknown. Do not assume it succeeded: check, or run it again if it is safe to]"
+
+/**
+ * A result dropped because no message issues its call.
+ *
+ * @example
+ * ```ts
+ * import { OrphanDropped } from "@ctxkit/core"
+ *
+ * new OrphanDropped({ callId: "c9", index: 4 })
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class OrphanDropped extends Schema.TaggedClass<OrphanDropped>("@ctxkit/core/OrphanDropped")("OrphanDropped", {
+  callId: Schema.String,
+  /** Index in the input of the message that carried it. */
+  index: Schema.Number
+}) {}
+
+/**
+ * A dangling call removed from the message that issued it.
+ *
+ * @example
+ * ```ts
+ * import { CallDropped } from "@ctxkit/core"
+ *
+ * new CallDropped({ callId: "c1", index: 2 })
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class CallDropped extends Schema.TaggedClass<CallDropped>("@ctxkit/core/CallDropped")("CallDropped", {
+  callId: Schema.String,
+  /** Index in the input of the issuing message. */
+  index: Schema.Number
+}) {}
+
+/**
+ * A dangling call answered with a synthetic result ({@link UNKNOWN_OUTCOME_TEXT}).
+ *
+ * @example
+ * ```ts
+ * import { CallStubbed } from "@ctxkit/core"
+ *
+ * new CallStubbed({ callId: "c1", index: 2 })
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class CallStubbed extends Schema.TaggedClass<CallStubbed>("@ctxkit/core/CallStubbed")("CallStubbed", {
+  callId: Schema.String,
+  /** Index in the input of the issuing message. */
+  index: Schema.Number
+}) {}
+
+/**
+ * A message removed whole because nothing was left of it once its orphan results or dangling calls went.
+ *
+ * @example
+ * ```ts
+ * import { MessageDropped } from "@ctxkit/core"
+ *
+ * new MessageDropped({ index: 4 })
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class MessageDropped extends Schema.TaggedClass<MessageDropped>("@ctxkit/core/MessageDropped")(
+  "MessageDropped",
+  { index: Schema.Number }
+) {}
+
+/**
+ * One change `repairPairs` made.
+ *
+ * @example
+ * ```ts
+ * import type { RepairChange } from "@ctxkit/core"
+ *
+ * const describe = (change: RepairChange) => `${change._tag} at messages[${change.index}]`
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RepairChange = OrphanDropped | CallDropped | CallStubbed | MessageDropped
+
+/**
+ * Options of {@link repairPairs}.
+ *
+ * @example
+ * ```ts
+ * import { formats, type RepairOptions } from "@ctxkit/core"
+ *
+ * const options: RepairOptions<unknown> = { dangling: "drop", orphans: "drop", format: formats.auto }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RepairOptions<M> {
+  /** What to do with a call that has no result: leave it, drop it, or answer it with a stub. Default `"stub"`. */
+  readonly dangling?: "keep" | "drop" | "stub" | undefined
+  /** What to do with a result whose call is nowhere: leave it or drop it. Default `"drop"`. */
+  readonly orphans?: "keep" | "drop" | undefined
+  /** The wire format. Default `formats.auto`. */
+  readonly format?: MessageFormat<M> | undefined
+  /** The text of stub results. Default {@link UNKNOWN_OUTCOME_TEXT}. */
+  readonly stubText?: string | undefined
+}
+
+/**
+ * What {@link repairPairs} returns: the repaired messages, what it changed (indices refer to the input),
+ * and the diagnostics of the input it was given.
+ *
+ * @example
+ * ```ts
+ * import { repairPairs, type RepairResult } from "@ctxkit/core"
+ *
+ * const result: RepairResult<unknown> = repairPairs([{ role: "user", content: "hi" }])
+ * result.changes.length // 0
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RepairResult<M> {
+  /** The repaired conversation; the input array itself when nothing changed. Untouched messages are the same objects. */
+  readonly messages: ReadonlyArray<M>
+  readonly changes: ReadonlyArray<RepairChange>
+  /** The diagnostics of the input (as `toolGroups` reports them). */
+  readonly diagnostics: ReadonlyArray<GroupDiagnostic>
+}
+
+const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): RepairResult<M> => {
+  const format = options.format ?? (auto as unknown as MessageFormat<M>)
+  const dangling = options.dangling ?? "stub"
+  const orphans = options.orphans ?? "drop"
+  const stubText = options.stubText ?? UNKNOWN_OUTCOME_TEXT
+  const { diagnostics } = toolGroups(messages, format)
+
+  const remove = new Set<string>()
+  const danglingAt = new Map<number, Set<string>>()
+  for (const d of diagnostics) {
+    if (d._tag === "OrphanResult" && orphans === "drop") remove.add(d.callId)
+    else if (d._tag === "DanglingCall" && dangling !== "keep") {
+      if (dangling === "drop") remove.add(d.callId)
+      else {
+        const ids = danglingAt.get(d.index) ?? new Set<string>()
+        ids.add(d.callId)
+        danglingAt.set(d.index, ids)
+      }
+    }
+  }
+  if (remove.size === 0 && danglingAt.size === 0) return { messages, changes: [], diagnostics }
+
+  const changes: Array<RepairChange> = []
+  const out: Array<M> = []
+  // Stubs wait until the run of result messages right after their issuer has been copied.
+  let pending: Array<M> = []
+  const flush = () => {
+    if (pending.length > 0) {
+      for (const stub of pending) out.push(stub)
+      pending = []
+    }
+  }
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!
+    if (pending.length > 0 && format.role(message) !== "tool") flush()
+    let kept: M | undefined = message
+    if (remove.size > 0) {
+      const links = format.links(message)
+      let touched = false
+      for (const link of links) {
+        if (link.kind === "ref" || !remove.has(link.id)) continue
+        touched = true
+        changes.push(
+          link.kind === "result"
+            ? new OrphanDropped({ callId: link.id, index: i })
+            : new CallDropped({ callId: link.id, index: i })
+        )
+      }
+      if (touched) {
+        kept = format.withoutToolParts(message, remove)
+        if (kept === undefined) changes.push(new MessageDropped({ index: i }))
+      }
+    }
+    if (kept !== undefined) out.push(kept)
+    const ids = danglingAt.get(i)
+    if (ids !== undefined) {
+      const calls: Array<ToolCallInfo> = format.toolCalls(message).filter((call) => ids.has(call.id))
+      for (const call of calls) changes.push(new CallStubbed({ callId: call.id, index: i }))
+      for (const stub of format.makeToolResults(message, calls, stubText, { isError: false })) pending.push(stub)
+    }
+  }
+  flush()
+  return { messages: out, changes, diagnostics }
+}
+
+/**
+ * Makes a conversation acceptable to providers that reject unpaired tool messages — the failure most
+ * reported against every agent framework. Orphan results (no call for them anywhere) are dropped;
+ * dangling calls (no result anywhere) are dropped, or answered with a synthetic result that says their
+ * outcome is unknown, placed after the issuing message and the results that already follow it. Messages
+ * left empty are removed. Reports every change; never mutates its input; returns the input array itself
+ * when there is nothing to repair.
+ *
+ * Data-first or data-last.
+ *
+ * @example
+ * ```ts
+ * import { formats, repairPairs } from "@ctxkit/core"
+ *
+ * const messages = [
+ *   { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "ls", arguments: "{}" } }] },
+ *   { role: "tool", tool_call_id: "zzz", content: "stale result" }
+ * ]
+ * const { messages: repaired, changes } = repairPairs(messages, { format: formats.openaiChat })
+ * changes.map((c) => c._tag) // ["CallStubbed", "OrphanDropped", "MessageDropped"]
+ * repaired.length // 2: the call, then its stub result
+ * ```
+ *
+ * @category repair
+ * @since 0.1.0
+ */
+export const repairPairs: {
+  <M>(options?: RepairOptions<M>): (messages: ReadonlyArray<M>) => RepairResult<M>
+  <M>(messages: ReadonlyArray<M>, options?: RepairOptions<M>): RepairResult<M>
+} = dual(
+  (args: IArguments) => Array.isArray(args[0]),
+  <M>(messages: ReadonlyArray<M>, options?: RepairOptions<M>): RepairResult<M> => repair(messages, options)
+)

@@ -1,0 +1,196 @@
+/**
+ * The `auto` format: detects each message's wire format from its field names and reads it with that
+ * format's lens, so that mixed or unknown inputs work without configuration.
+ *
+ * @since 0.1.0
+ */
+import { isRecord } from "../internal/read.ts"
+import type { MessageFormat } from "../MessageFormat.ts"
+import { aiSdk } from "./AiSdk.ts"
+import { anthropic } from "./Anthropic.ts"
+import { canonical } from "./Canonical.ts"
+import { effectAi } from "./EffectAi.ts"
+import { langchain } from "./LangChain.ts"
+import { openaiChat } from "./OpenAiChat.ts"
+import { openaiResponses } from "./OpenAiResponses.ts"
+
+type AnyFormat = MessageFormat<unknown>
+
+const LANGCHAIN_TYPES: ReadonlySet<string> = new Set([
+  "human",
+  "ai",
+  "system",
+  "tool",
+  "function",
+  "generic",
+  "developer",
+  "remove"
+])
+
+const ANTHROPIC_PARTS: ReadonlySet<string> = new Set([
+  "tool_use",
+  "tool_result",
+  "thinking",
+  "redacted_thinking",
+  "server_tool_use",
+  "mcp_tool_use",
+  "mcp_tool_result",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "container_upload",
+  "search_result",
+  "document"
+])
+
+const RESPONSES_PARTS: ReadonlySet<string> = new Set(["input_text", "output_text", "input_image", "input_file"])
+
+const SDK_PARTS: ReadonlySet<string> = new Set([
+  "tool-call",
+  "tool-result",
+  "tool-approval-request",
+  "tool-approval-response"
+])
+
+const EFFECT_PART_MARKER = "~effect/ai/Prompt/Part"
+
+/** The format of one message's content parts, when they tell. */
+const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
+  let sawSdkPart = false
+  for (const part of content) {
+    if (!isRecord(part)) continue
+    const type = part["type"]
+    if (typeof type !== "string") continue
+    if (EFFECT_PART_MARKER in part) return effectAi as AnyFormat
+    if (SDK_PARTS.has(type)) {
+      if ("toolCallId" in part && !("approvalId" in part)) return aiSdk as AnyFormat
+      if ("params" in part || "isFailure" in part || ("id" in part && !("toolCallId" in part))) {
+        return effectAi as AnyFormat
+      }
+      if ("providerOptions" in part) return aiSdk as AnyFormat
+      if ("options" in part) return effectAi as AnyFormat
+      sawSdkPart = true
+      continue
+    }
+    if (ANTHROPIC_PARTS.has(type) || type.endsWith("_tool_result")) return anthropic as AnyFormat
+    if (RESPONSES_PARTS.has(type)) return openaiResponses as AnyFormat
+    if (type === "image_url" || type === "input_audio") return openaiChat as AnyFormat
+  }
+  // Approval parts alone look the same in the AI SDK and effect/ai, and both link them the same way.
+  return sawSdkPart ? aiSdk as AnyFormat : undefined
+}
+
+/**
+ * The wire format of one message, told from its field names: `lc`/`kwargs` or a LangChain `type`
+ * (`human`, `ai`, …) → `langchain`; an item `type` or `call_id` → `openaiResponses`; `tool_calls` or
+ * `tool_call_id` → `openaiChat`; `toolCalls` or `toolCallId` → `canonical`; content parts `tool_use` /
+ * `tool_result` (`tool_use_id`) → `anthropic`; parts `tool-call` / `tool-result` with `toolCallId` →
+ * `aiSdk`, with `id`/`params`/`isFailure` → `effectAi`. A plain `{ role, content }` message reads the same
+ * in every format and is read as `canonical`.
+ *
+ * @example
+ * ```ts
+ * import { detectMessageFormat } from "@ctxkit/core"
+ *
+ * detectMessageFormat({ role: "tool", tool_call_id: "c1", content: "ok" }).name // "openaiChat"
+ * detectMessageFormat({ type: "function_call_output", call_id: "c1", output: "ok" }).name // "openaiResponses"
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export const detectMessageFormat = (message: unknown): MessageFormat<unknown> => {
+  if (!isRecord(message)) return canonical as AnyFormat
+  const type = message["type"]
+  if (typeof type === "string") {
+    if (message["lc"] === 1 && "kwargs" in message) return langchain as AnyFormat
+    if (LANGCHAIN_TYPES.has(type) && !("role" in message)) return langchain as AnyFormat
+    if (type === "constructor" && "kwargs" in message) return langchain as AnyFormat
+    return openaiResponses as AnyFormat
+  }
+  if ("call_id" in message) return openaiResponses as AnyFormat
+  if ("tool_calls" in message || "tool_call_id" in message) return openaiChat as AnyFormat
+  if ("toolCalls" in message || "toolCallId" in message) return canonical as AnyFormat
+  const role = message["role"]
+  if (role === "developer" || role === "function") return openaiChat as AnyFormat
+  const content = message["content"]
+  if (Array.isArray(content)) return fromParts(content) ?? (canonical as AnyFormat)
+  return canonical as AnyFormat
+}
+
+/**
+ * The wire format of a whole conversation: the one its messages agree on (messages that read the same in
+ * every format do not vote), `canonical` when nothing tells, and `auto` when they disagree.
+ *
+ * @example
+ * ```ts
+ * import { detectFormat } from "@ctxkit/core"
+ *
+ * detectFormat([
+ *   { role: "user", content: "hi" },
+ *   { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "ls", input: {} }] }
+ * ]).name // "anthropic"
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export const detectFormat = (messages: ReadonlyArray<unknown>): MessageFormat<unknown> => {
+  let found: AnyFormat | undefined
+  for (const message of messages) {
+    const format = detectMessageFormat(message)
+    if (format === (canonical as AnyFormat) && !hasCanonicalFields(message)) continue
+    if (found === undefined) found = format
+    else if (found !== format) return auto
+  }
+  return found ?? (canonical as AnyFormat)
+}
+
+const hasCanonicalFields = (message: unknown): boolean =>
+  isRecord(message) && ("toolCalls" in message || "toolCallId" in message || "summary" in message || "source" in message)
+
+/**
+ * The `auto` format: every lens function first detects the message's own format
+ * ({@link detectMessageFormat}) and delegates to it, so conversations in any supported format — or a mix —
+ * are read correctly with no configuration. It is the default `format` of every ctxkit function.
+ *
+ * Notes it creates are plain `{ role, content }` messages, which every supported API accepts. When you know
+ * your format, pass it: detection costs a few property checks per message.
+ *
+ * @example
+ * ```ts
+ * import { formats, toolGroups } from "@ctxkit/core"
+ *
+ * toolGroups([
+ *   { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "ls", input: {} }] },
+ *   { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a.txt" }] }
+ * ], formats.auto).groups // [[0, 1]]
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export const auto: MessageFormat<unknown> = {
+  name: "auto",
+  role: (m) => detectMessageFormat(m).role(m),
+  links: (m) => detectMessageFormat(m).links(m),
+  toolCalls: (m) => detectMessageFormat(m).toolCalls(m),
+  toolResults: (m) => detectMessageFormat(m).toolResults(m),
+  attachesToNext: (m) => detectMessageFormat(m).attachesToNext(m),
+  isPinned: (m) => detectMessageFormat(m).isPinned(m),
+  isProtected: (m) => detectMessageFormat(m).isProtected(m),
+  isSummary: (m) => detectMessageFormat(m).isSummary(m),
+  source: (m) => detectMessageFormat(m).source(m),
+  id: (m) => detectMessageFormat(m).id(m),
+  meta: (m) => detectMessageFormat(m).meta(m),
+  text: (m) => detectMessageFormat(m).text(m),
+  withText: (m, text) => detectMessageFormat(m).withText(m, text),
+  withResultText: (m, callId, text) => detectMessageFormat(m).withResultText(m, callId, text),
+  withoutToolParts: (m, callIds) => detectMessageFormat(m).withoutToolParts(m, callIds),
+  makeNote: (text, options) => ({ role: options.role, content: text }),
+  makeToolResults: (issuer, calls, text, options) =>
+    detectMessageFormat(issuer).makeToolResults(issuer, calls, text, options),
+  validate: (m, path) => detectMessageFormat(m).validate(m, path)
+}

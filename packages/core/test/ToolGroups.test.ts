@@ -1,0 +1,164 @@
+import { formats, type MessageFormat, makeFormat, type Message, toolGroups } from "@ctxkit/core"
+import { conversation, deepFreeze, formatNames, formatOf, groupsFromKeys, purityViolations } from "@ctxkit/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+
+const call = (id: string, name = "read_file") => ({ id, name, arguments: `{"path":"${id}.ts"}` })
+
+describe("toolGroups on hand-written conversations", () => {
+  it("keeps parallel calls with all their results, even far apart", () => {
+    const messages: ReadonlyArray<Message> = [
+      { role: "system", content: "You are a coding agent." },
+      { role: "user", content: "Read a and b" },
+      { role: "assistant", content: "", toolCalls: [call("a"), call("b")] },
+      { role: "tool", toolCallId: "a", content: "export const a = 1" },
+      { role: "user", content: "(while b runs) also check the README" },
+      { role: "assistant", content: "Noted." },
+      { role: "tool", toolCallId: "b", content: "export const b = 2" }
+    ]
+    const { diagnostics, groupOf, groups } = toolGroups(messages, formats.canonical)
+    assert.deepStrictEqual(groups, [[0], [1], [2, 3, 6], [4], [5]])
+    assert.deepStrictEqual(groupOf, [0, 1, 2, 2, 3, 4, 2])
+    assert.deepStrictEqual(diagnostics, [])
+  })
+
+  it("joins groups transitively when one message answers calls of two turns", () => {
+    const messages = [
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "ls", input: {} }] },
+      { role: "assistant", content: [{ type: "tool_use", id: "t2", name: "cat", input: { path: "x" } }] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "t1", content: "x" },
+          { type: "tool_result", tool_use_id: "t2", content: "hello" }
+        ]
+      },
+      { role: "user", content: "thanks" }
+    ]
+    assert.deepStrictEqual(toolGroups(messages, formats.anthropic).groups, [[0, 1, 2], [3]])
+  })
+
+  it("reports orphan results, dangling calls and reused ids without throwing", () => {
+    const messages: ReadonlyArray<Message> = [
+      { role: "tool", toolCallId: "ghost", content: "stale" },
+      { role: "assistant", content: "", toolCalls: [call("x"), call("y")] },
+      { role: "tool", toolCallId: "x", content: "ok" },
+      { role: "assistant", content: "", toolCalls: [call("x")] }
+    ]
+    const { diagnostics, groups } = toolGroups(messages, formats.canonical)
+    assert.deepStrictEqual(
+      diagnostics.map((d) => [d._tag, d.callId, d.index]),
+      [["ReusedCallId", "x", 3], ["OrphanResult", "ghost", 0], ["DanglingCall", "y", 1]]
+    )
+    // The reused id puts both issuers and the result in one group: the safe reading.
+    assert.deepStrictEqual(groups, [[0], [1, 2, 3]])
+    for (const d of diagnostics) assert.include(d.message, d.callId)
+  })
+
+  it("groups a message that attaches to the next one with it", () => {
+    interface Item { readonly kind: "reasoning" | "call" | "output" | "text"; readonly id?: string }
+    const items = makeFormat<Item>({
+      name: "items",
+      role: (m) => m.kind === "output" ? "tool" : m.kind === "text" ? "user" : "assistant",
+      toolCalls: (m) => m.kind === "call" && m.id ? [{ id: m.id, name: "f", arguments: "" }] : [],
+      toolResults: (m) => m.kind === "output" && m.id ? [{ callId: m.id, isError: false, text: "" }] : [],
+      attachesToNext: (m) => m.kind === "reasoning",
+      text: () => "",
+      withText: (m) => m,
+      withResultText: (m) => m,
+      withoutToolParts: (m) => m,
+      makeNote: () => ({ kind: "text" }),
+      makeToolResults: () => [],
+      validate: () => []
+    })
+    const messages: ReadonlyArray<Item> = [
+      { kind: "text" },
+      { kind: "reasoning" },
+      { kind: "call", id: "c" },
+      { kind: "reasoning" },
+      { kind: "output", id: "c" },
+      { kind: "reasoning" }
+    ]
+    assert.deepStrictEqual(toolGroups(messages, items).groups, [[0], [1, 2, 3, 4], [5]])
+  })
+
+  it("handles empty input and garbage messages", () => {
+    assert.deepStrictEqual(toolGroups([]), { groups: [], groupOf: [], diagnostics: [] })
+    const garbage = [null, 42, "text", [], { role: 7 }, { content: {} }] as ReadonlyArray<unknown>
+    for (const format of Object.values(formats) as ReadonlyArray<MessageFormat<unknown>>) {
+      const { groups } = toolGroups(garbage, format)
+      assert.deepStrictEqual(groups, [[0], [1], [2], [3], [4], [5]], format.name)
+    }
+  })
+})
+
+describe("toolGroups laws, on generated conversations in every format", () => {
+  for (const name of formatNames) {
+    const format = formatOf(name)
+    it(`${name}: groups equal the rendering oracle; partition, order, groupOf`, () => {
+      fc.assert(
+        fc.property(conversation(name, { orphans: true, dangling: true }), (rendered) => {
+          const { groupOf, groups } = toolGroups(rendered.messages, format)
+          assert.deepStrictEqual(groups, groupsFromKeys(rendered))
+          const seen = groups.flat().sort((a, b) => a - b)
+          assert.deepStrictEqual(seen, rendered.messages.map((_, i) => i))
+          groups.forEach((group, g) => {
+            for (let k = 1; k < group.length; k++) assert.isTrue(group[k - 1]! < group[k]!)
+            if (g > 0) assert.isTrue(groups[g - 1]![0]! < group[0]!)
+            for (const i of group) assert.strictEqual(groupOf[i], g)
+          })
+        }),
+        { numRuns: 300 }
+      )
+    })
+
+    it(`${name}: every call is grouped with all its results, and diagnostics match what was generated`, () => {
+      fc.assert(
+        fc.property(conversation(name, { orphans: true, dangling: true }), (rendered) => {
+          const { diagnostics, groupOf } = toolGroups(rendered.messages, format)
+          const callers = new Map<string, number>()
+          rendered.messages.forEach((m, i) => {
+            for (const c of format.toolCalls(m)) callers.set(c.id, i)
+          })
+          const answered = new Set<string>()
+          let orphans = 0
+          rendered.messages.forEach((m, i) => {
+            for (const r of format.toolResults(m)) {
+              answered.add(r.callId)
+              const at = callers.get(r.callId)
+              if (at === undefined) orphans++
+              else assert.strictEqual(groupOf[at], groupOf[i])
+            }
+          })
+          const dangling = [...callers.keys()].filter((id) => !answered.has(id)).length
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "OrphanResult").length, orphans)
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "DanglingCall").length, dangling)
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "ReusedCallId").length, 0)
+        }),
+        { numRuns: 300 }
+      )
+    })
+
+    it(`${name}: well-formed conversations have no diagnostics`, () => {
+      fc.assert(
+        fc.property(conversation(name), (rendered) => {
+          assert.deepStrictEqual(toolGroups(rendered.messages, format).diagnostics, [])
+        }),
+        { numRuns: 300 }
+      )
+    })
+
+    it(`${name}: pure (deep-frozen input, deterministic) and auto-detection agrees`, () => {
+      fc.assert(
+        fc.property(conversation(name, { orphans: true, dangling: true }), (rendered) => {
+          assert.deepStrictEqual(purityViolations((ms) => toolGroups(ms, format), rendered.messages), [])
+          assert.deepStrictEqual(
+            toolGroups(deepFreeze(rendered.messages), formats.auto).groups,
+            toolGroups(rendered.messages, format).groups
+          )
+        }),
+        { numRuns: 200 }
+      )
+    })
+  }
+})
