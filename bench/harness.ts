@@ -76,7 +76,7 @@ export interface HarnessOptions {
 export const defaultOptions = (quick: boolean): HarnessOptions =>
   quick
     ? { samples: 5, warmupMs: 100, minSampleMs: 20, quick }
-    : { samples: 15, warmupMs: 250, minSampleMs: 25, quick }
+    : { samples: 21, warmupMs: 250, minSampleMs: 25, quick }
 
 /** One case of a comparison: a name and the operation to time (its result is guarded). */
 export interface Case {

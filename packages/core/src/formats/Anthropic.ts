@@ -7,18 +7,7 @@
  */
 import type { ConversationIssue } from "../Errors.ts"
 import { describe, issue } from "../internal/issues.ts"
-import {
-  arr,
-  empty,
-  flag,
-  isRecord,
-  joinText,
-  jsonText,
-  rec,
-  replaceContentText,
-  str,
-  withFields
-} from "../internal/read.ts"
+import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "../internal/read.ts"
 import {
   type Link,
   makeFormat,
@@ -55,7 +44,6 @@ export interface AnthropicMessage {
   readonly [key: string]: unknown
 }
 
-const TEXT: ReadonlySet<string> = new Set(["text"])
 const ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system"])
 const CALLS: ReadonlySet<string> = new Set(["tool_use", "server_tool_use", "mcp_tool_use"])
 const THINKING: ReadonlySet<string> = new Set(["thinking", "redacted_thinking"])
@@ -142,13 +130,6 @@ const blockText = (block: unknown): string => {
   return ""
 }
 
-/** A result block whose content now reads `text`, or the block itself when its content is structured. */
-const withBlockText = (block: unknown, text: string): unknown => {
-  if (!TEXT_RESULTS.has(typeOf(block)) || !isRecord(block)) return block
-  const content = block["content"]
-  return withFields(block, { content: Array.isArray(content) ? replaceContentText(content, text, TEXT, "text") : text })
-}
-
 /**
  * Content whose text blocks collapse into one carrying `text` (none when `text` is empty), placed where
  * the first text block was, or else after the leading thinking and result blocks (the API wants them
@@ -172,6 +153,13 @@ const rewriteText = (blocks: ReadonlyArray<unknown>, text: string): unknown => {
   }
   if (!placed && text.length > 0) out.splice(insertAt, 0, { type: "text", text })
   return out.length === 0 ? text : out
+}
+
+/** A result block whose content now reads `text`, or the block itself when its content is structured. */
+const withBlockText = (block: unknown, text: string): unknown => {
+  if (!TEXT_RESULTS.has(typeOf(block)) || !isRecord(block)) return block
+  const content = block["content"]
+  return withFields(block, { content: Array.isArray(content) ? rewriteText(content, text) : text })
 }
 
 /** The first result block takes `text`, the others are emptied: the message's text is `text`. */
