@@ -64,7 +64,8 @@ const decode = <M>(input: unknown, options: DecodeOptions<M> = {}): Result.Resul
  * with its path (`messages[3].toolCallId: Expected string, got 42`). Accepts an array of messages, an
  * object with a `messages` (or Responses `input`) array, or the JSON text of either. Never throws.
  *
- * The result is an `effect/Result`: `yield*` it in `Effect.gen`, or inspect it with `Result.isSuccess`.
+ * The result is an `effect/Result`: inspect it with `Result.isSuccess`, or lift it into an Effect with
+ * `Effect.fromResult` (its failure is then a typed `InvalidConversation`).
  *
  * Data-first or data-last.
  *

@@ -137,6 +137,11 @@ export interface MessageFormat<M> {
    * other link (approvals, provider-side tool pairs). Must be cheap: `toolGroups` calls it once a message.
    */
   readonly links: (message: M) => ReadonlyArray<Link>
+  /**
+   * Visits every link of `links(message)` without allocating: `kind` as in {@link Link}, and `id` the call id
+   * (for `call` and `result`) or the key (for `ref`). `toolGroups` uses it on its hot path.
+   */
+  readonly forEachLink: (message: M, visit: (kind: Link["kind"], id: string) => void) => void
   /** The tool calls the message issues, in order. */
   readonly toolCalls: (message: M) => ReadonlyArray<ToolCallInfo>
   /** The tool results the message carries, in order. */
@@ -209,12 +214,12 @@ export interface MessageFormat<M> {
 export type FormatSpec<M> =
   & Omit<
     MessageFormat<M>,
-    "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links"
+    "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links" | "forEachLink"
   >
   & Partial<
     Pick<
       MessageFormat<M>,
-      "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links"
+      "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links" | "forEachLink"
     >
   >
 
@@ -223,7 +228,7 @@ const none = (): undefined => undefined
 
 /**
  * Builds a {@link MessageFormat} from the functions that are specific to a wire format. Defaults:
- * `links` from `toolCalls` and `toolResults`; nothing attaches to the next message; nothing is pinned or
+ * `links` from `toolCalls` and `toolResults`; `forEachLink` from `links`; nothing attaches to the next message; nothing is pinned or
  * a summary; a message is protected when pinned, or when it is a system message whose `source` is absent
  * or `"system"`; no id, no source, no metadata.
  *
@@ -261,13 +266,17 @@ export const makeFormat = <M>(spec: FormatSpec<M>): MessageFormat<M> => {
   const role = spec.role
   const toolCalls = spec.toolCalls
   const toolResults = spec.toolResults
+  const links = spec.links ?? ((message: M): ReadonlyArray<Link> => {
+    const out: Array<Link> = []
+    for (const call of toolCalls(message)) out.push({ kind: "call", id: call.id })
+    for (const result of toolResults(message)) out.push({ kind: "result", id: result.callId })
+    return out
+  })
   return {
     ...spec,
-    links: spec.links ?? ((message: M): ReadonlyArray<Link> => {
-      const links: Array<Link> = []
-      for (const call of toolCalls(message)) links.push({ kind: "call", id: call.id })
-      for (const result of toolResults(message)) links.push({ kind: "result", id: result.callId })
-      return links
+    links,
+    forEachLink: spec.forEachLink ?? ((message, visit) => {
+      for (const link of links(message)) visit(link.kind, link.kind === "ref" ? link.key : link.id)
     }),
     attachesToNext: spec.attachesToNext ?? never,
     isPinned,

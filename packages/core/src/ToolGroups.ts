@@ -7,7 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import { auto } from "./formats/Auto.ts"
-import type { MessageFormat } from "./MessageFormat.ts"
+import type { Link, MessageFormat } from "./MessageFormat.ts"
 
 /**
  * A tool result whose call does not appear anywhere in the conversation. Providers reject such a request;
@@ -179,53 +179,65 @@ export const toolGroups = <M>(
     else if (rb < ra) parent[ra] = rb
   }
 
-  // First message mentioning each id (call or result space; ref space), and who issued each call.
-  const idAt = new Map<string, number>()
+  // One slot per call id: the first message mentioning it, its issuer (-1: none yet), whether answered.
+  const slotOf = new Map<string, number>()
+  const slotIds: Array<string> = []
+  const firstAt: Array<number> = []
+  const issuerAt: Array<number> = []
+  const answered: Array<boolean> = []
   const refAt = new Map<string, number>()
-  const issuer = new Map<string, number>()
-  const answered = new Set<string>()
-  const resultIds: Array<string> = []
+  const resultSlot: Array<number> = []
   const resultAt: Array<number> = []
   const diagnostics: Array<GroupDiagnostic> = []
 
-  for (let i = 0; i < n; i++) {
-    const message = messages[i]!
-    const links = format.links(message)
-    for (let k = 0; k < links.length; k++) {
-      const link = links[k]!
-      if (link.kind === "ref") {
-        const at = refAt.get(link.key)
-        if (at === undefined) refAt.set(link.key, i)
-        else union(at, i)
-        continue
-      }
-      const id = link.id
-      const at = idAt.get(id)
-      if (at === undefined) idAt.set(id, i)
+  let i = 0
+  const visit = (kind: Link["kind"], id: string): void => {
+    if (kind === "ref") {
+      const at = refAt.get(id)
+      if (at === undefined) refAt.set(id, i)
       else union(at, i)
-      if (link.kind === "call") {
-        const first = issuer.get(id)
-        if (first === undefined) issuer.set(id, i)
-        else diagnostics.push(new ReusedCallId({ callId: id, first, index: i }))
-      } else {
-        answered.add(id)
-        resultIds.push(id)
-        resultAt.push(i)
-      }
+      return
     }
+    let slot = slotOf.get(id)
+    if (slot === undefined) {
+      slot = slotIds.length
+      slotOf.set(id, slot)
+      slotIds.push(id)
+      firstAt.push(i)
+      issuerAt.push(-1)
+      answered.push(false)
+    } else {
+      union(firstAt[slot]!, i)
+    }
+    if (kind === "call") {
+      const first = issuerAt[slot]!
+      if (first === -1) issuerAt[slot] = i
+      else diagnostics.push(new ReusedCallId({ callId: id, first, index: i }))
+    } else {
+      answered[slot] = true
+      resultSlot.push(slot)
+      resultAt.push(i)
+    }
+  }
+  for (; i < n; i++) {
+    const message = messages[i]!
+    format.forEachLink(message, visit)
     if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
   }
 
-  for (let k = 0; k < resultIds.length; k++) {
-    if (!issuer.has(resultIds[k]!)) diagnostics.push(new OrphanResult({ callId: resultIds[k]!, index: resultAt[k]! }))
+  for (let k = 0; k < resultSlot.length; k++) {
+    const slot = resultSlot[k]!
+    if (issuerAt[slot] === -1) diagnostics.push(new OrphanResult({ callId: slotIds[slot]!, index: resultAt[k]! }))
   }
-  for (const [callId, index] of issuer) {
-    if (!answered.has(callId)) diagnostics.push(new DanglingCall({ callId, index }))
+  for (let slot = 0; slot < slotIds.length; slot++) {
+    if (issuerAt[slot] !== -1 && !answered[slot]) {
+      diagnostics.push(new DanglingCall({ callId: slotIds[slot]!, index: issuerAt[slot]! }))
+    }
   }
 
   // Number groups by first member; roots are always the smallest index of their set.
   const groupOfRoot = new Int32Array(n).fill(-1)
-  const groupOf = new Array<number>(n)
+  const groupOf: Array<number> = []
   const groups: Array<Array<number>> = []
   for (let i = 0; i < n; i++) {
     const root = find(i)
@@ -237,7 +249,7 @@ export const toolGroups = <M>(
     } else {
       groups[g]!.push(i)
     }
-    groupOf[i] = g
+    groupOf.push(g)
   }
   return { groups, groupOf, diagnostics }
 }

@@ -60,10 +60,10 @@ describe("decodeConversation", () => {
     assert.strictEqual(Result.isFailure(decodeConversation(deep)) || Result.isSuccess(decodeConversation(deep)), true)
   })
 
-  it("is data-last and yieldable in Effect.gen", async () => {
+  it("is data-last and lifts into Effect with a typed failure", async () => {
     const decode = decodeConversation({ format: formats.openaiChat })
     const program = Effect.gen(function*() {
-      return yield* decode([{ role: "tool", content: "x" }])
+      return yield* Effect.fromResult(decode([{ role: "tool", content: "x" }]))
     })
     const error = await Effect.runPromise(Effect.flip(program))
     assert.instanceOf(error, InvalidConversation)

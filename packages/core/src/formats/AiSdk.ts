@@ -236,9 +236,12 @@ const ToolCall = Schema.Struct({
   toolName: Schema.String,
   providerExecuted: Schema.optional(Schema.Boolean)
 })
+// One member per `type`, so that a bad output is reported against its own type only.
 const Output = Schema.Union([
-  Schema.Struct({ type: Schema.Literals(["text", "error-text"]), value: Schema.String }),
-  Schema.Struct({ type: Schema.Literals(["json", "error-json"]), value: Schema.Unknown }),
+  Schema.Struct({ type: Schema.Literal("text"), value: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("error-text"), value: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("json"), value: Schema.Unknown }),
+  Schema.Struct({ type: Schema.Literal("error-json"), value: Schema.Unknown }),
   Schema.Struct({ type: Schema.Literal("content"), value: Schema.Array(Schema.Struct({ type: Schema.String })) }),
   Schema.Struct({ type: Schema.Literal("execution-denied"), reason: Schema.optional(Schema.String) })
 ])

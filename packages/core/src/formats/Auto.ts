@@ -176,6 +176,7 @@ export const auto: MessageFormat<unknown> = {
   name: "auto",
   role: (m) => detectMessageFormat(m).role(m),
   links: (m) => detectMessageFormat(m).links(m),
+  forEachLink: (m, visit) => detectMessageFormat(m).forEachLink(m, visit),
   toolCalls: (m) => detectMessageFormat(m).toolCalls(m),
   toolResults: (m) => detectMessageFormat(m).toolResults(m),
   attachesToNext: (m) => detectMessageFormat(m).attachesToNext(m),

@@ -62,6 +62,18 @@ export const canonical: MessageFormat<Message> = makeFormat<Message>({
     }
     return out
   },
+  forEachLink: (message, visit) => {
+    const m: unknown = message
+    if (!isRecord(m)) return
+    const callId = m["toolCallId"]
+    if (typeof callId === "string") return visit("result", callId)
+    const calls = m["toolCalls"]
+    if (!Array.isArray(calls)) return
+    for (const call of calls) {
+      const id = isRecord(call) ? call["id"] : undefined
+      if (typeof id === "string") visit("call", id)
+    }
+  },
   toolCalls: readCalls,
   toolResults: (message) => {
     const callId = str(message, "toolCallId")

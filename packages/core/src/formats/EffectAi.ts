@@ -27,10 +27,44 @@ import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo
  * @category formats
  * @since 0.1.0
  */
-export interface EffectAiPart {
-  readonly type: string
-  readonly options?: Readonly<Record<string, unknown>> | undefined
-}
+export type EffectAiPart =
+  & {
+    readonly options?: Readonly<Record<string, unknown>> | undefined
+    readonly "~effect/ai/Prompt/Part"?: "~effect/ai/Prompt/Part" | undefined
+  }
+  & (
+    | { readonly type: "text"; readonly text: string }
+    | { readonly type: "reasoning"; readonly text: string }
+    | {
+      readonly type: "file"
+      readonly mediaType: string
+      readonly data: unknown
+      readonly fileName?: string | undefined
+    }
+    | {
+      readonly type: "tool-call"
+      readonly id: string
+      readonly name: string
+      readonly params: unknown
+      readonly providerExecuted?: boolean | undefined
+    }
+    | {
+      readonly type: "tool-result"
+      readonly id: string
+      readonly name: string
+      readonly isFailure: boolean
+      readonly result: unknown
+      readonly modelOutput?: ReadonlyArray<unknown> | undefined
+      readonly providerExecuted?: boolean | undefined
+    }
+    | { readonly type: "tool-approval-request"; readonly approvalId: string; readonly toolCallId: string }
+    | {
+      readonly type: "tool-approval-response"
+      readonly approvalId: string
+      readonly approved: boolean
+      readonly reason?: string | undefined
+    }
+  )
 
 /**
  * An `effect/ai` prompt message, structurally: `role`, `content` (parts, or a string in the encoded form)
@@ -58,11 +92,12 @@ export interface EffectAiMessage {
   readonly role: "system" | "user" | "assistant" | "tool"
   readonly content: string | ReadonlyArray<EffectAiPart>
   readonly options?: Readonly<Record<string, unknown>> | undefined
+  readonly "~effect/ai/Prompt/Message"?: "~effect/ai/Prompt/Message" | undefined
   readonly pinned?: boolean | undefined
 }
 
-const PART_MARKER = "~effect/ai/Prompt/Part"
-const MESSAGE_MARKER = "~effect/ai/Prompt/Message"
+const PART_MARKER = "~effect/ai/Prompt/Part" as const
+const MESSAGE_MARKER = "~effect/ai/Prompt/Message" as const
 
 const TEXT: ReadonlySet<string> = new Set(["text"])
 
@@ -74,13 +109,8 @@ const ctxkitOptions = (message: unknown): Readonly<Record<string, unknown>> | un
 /** Decoded messages carry the message marker; their new parts must carry the part marker. */
 const isDecoded = (message: unknown): boolean => isRecord(message) && message[MESSAGE_MARKER] === MESSAGE_MARKER
 
-const newPart = (decoded: boolean, fields: Readonly<Record<string, unknown>>): EffectAiPart => {
-  const type = typeof fields["type"] === "string" ? fields["type"] : "text"
-  const part: Readonly<Record<string, unknown>> & { readonly type: string } = decoded
-    ? { ...fields, type, [PART_MARKER]: PART_MARKER, options: {} }
-    : { ...fields, type }
-  return part
-}
+const textPart = (decoded: boolean, text: string): EffectAiPart =>
+  decoded ? { [PART_MARKER]: PART_MARKER, type: "text", text, options: {} } : { type: "text", text }
 
 const roleOf = (message: unknown): Role => {
   switch (str(message, "role")) {
@@ -142,7 +172,7 @@ const readResults = (message: unknown): ReadonlyArray<ToolResultInfo> => {
 const rewriteResult = (part: Readonly<Record<string, unknown>>, text: string, decoded: boolean): unknown =>
   withFields(part, {
     result: text,
-    modelOutput: Array.isArray(part["modelOutput"]) ? [newPart(decoded, { type: "text", text })] : undefined
+    modelOutput: Array.isArray(part["modelOutput"]) ? [textPart(decoded, text)] : undefined
   })
 
 /** Content with its text parts collapsed into one carrying `text`, the other parts in place. */
@@ -157,7 +187,7 @@ const replaceText = (content: unknown, text: string, decoded: boolean): unknown 
       placed = true
     }
   }
-  if (!placed) out.push(newPart(decoded, { type: "text", text }))
+  if (!placed) out.push(textPart(decoded, text))
   return out
 }
 
@@ -353,23 +383,22 @@ export const effectAi: MessageFormat<EffectAiMessage> = makeFormat<EffectAiMessa
     return {
       [MESSAGE_MARKER]: MESSAGE_MARKER,
       role: options.role,
-      content: options.role === "system" ? text : [newPart(true, { type: "text", text })],
+      content: options.role === "system" ? text : [textPart(true, text)],
       options: Object.keys(ctxkit).length === 0 ? {} : { ctxkit }
     }
   },
   makeToolResults: (issuer, calls, text, options) => {
     if (calls.length === 0) return empty
     const decoded = isDecoded(issuer)
-    const content = calls.map((call) =>
-      newPart(decoded, {
-        type: "tool-result",
-        id: call.id,
-        name: call.name,
-        isFailure: options.isError,
-        result: text,
-        providerExecuted: false
-      })
-    )
+    const content = calls.map((call): EffectAiPart => ({
+      ...(decoded ? { [PART_MARKER]: PART_MARKER, options: {} } : {}),
+      type: "tool-result",
+      id: call.id,
+      name: call.name,
+      isFailure: options.isError,
+      result: text,
+      providerExecuted: false
+    }))
     return [decoded ? { [MESSAGE_MARKER]: MESSAGE_MARKER, role: "tool", content, options: {} } : { role: "tool", content }]
   },
   validate: (message, path) => {

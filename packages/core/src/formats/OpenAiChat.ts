@@ -121,6 +121,18 @@ export const openaiChat: MessageFormat<OpenAiChatMessage> = makeFormat<OpenAiCha
     }
     return out
   },
+  forEachLink: (message, visit) => {
+    const m: unknown = message
+    if (!isRecord(m)) return
+    const callId = m["tool_call_id"]
+    if (typeof callId === "string") return visit("result", callId)
+    const calls = m["tool_calls"]
+    if (!Array.isArray(calls)) return
+    for (const call of calls) {
+      const id = isRecord(call) ? call["id"] : undefined
+      if (typeof id === "string") visit("call", id)
+    }
+  },
   toolCalls: readCalls,
   toolResults: (message) => {
     const callId = str(message, "tool_call_id")

@@ -38,9 +38,11 @@ export const empty: ReadonlyArray<never> = Object.freeze([])
 
 /**
  * A shallow copy of `value` with `patch` applied, keeping its prototype (so class instances such as
- * LangChain messages stay instances). Keys whose patch value is `undefined` are removed.
+ * LangChain messages stay instances). Keys whose patch value is `undefined` are removed. A value that is
+ * not an object cannot be rewritten and is returned as it is.
  */
 export const withFields = <M>(value: M, patch: Readonly<Record<string, unknown>>): M => {
+  if (typeof value !== "object" || value === null) return value
   const source = value as object
   const copy = Object.assign(Object.create(Object.getPrototypeOf(source)), source) as Record<string, unknown>
   for (const key of Object.keys(patch)) {

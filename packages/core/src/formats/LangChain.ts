@@ -1,0 +1,490 @@
+/**
+ * The lens over LangChain messages, read structurally (no dependency on `@langchain/core`): live or plain
+ * `BaseMessage` objects, their `JSON.stringify` form (`{ lc: 1, type: "constructor", id, kwargs }`) and
+ * `StoredMessage`s (`{ type, data }`).
+ *
+ * @since 0.1.0
+ */
+import type { ConversationIssue } from "../Errors.ts"
+import { describe, issue } from "../internal/issues.ts"
+import {
+  arr,
+  contentText,
+  empty,
+  flag,
+  isRecord,
+  joinText,
+  jsonText,
+  rec,
+  replaceContentText,
+  str,
+  withFields
+} from "../internal/read.ts"
+import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo, type ToolResultInfo } from "../MessageFormat.ts"
+
+/**
+ * A tool call of an `AIMessage`, as LangChain records it in `tool_calls`.
+ *
+ * @example
+ * ```ts
+ * import type { LangChainToolCall } from "@ctxkit/core"
+ *
+ * const call: LangChainToolCall = { id: "call_1", name: "read_file", args: { path: "a.ts" }, type: "tool_call" }
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export interface LangChainToolCall {
+  readonly id?: string | undefined
+  readonly name: string
+  readonly args: unknown
+  readonly type?: "tool_call" | undefined
+}
+
+/**
+ * The fields of a LangChain message that ctxkit reads: `content` (a string or content blocks),
+ * `tool_calls` (AI messages), `tool_call_id`, `status` and `name` (tool messages), `id`, and
+ * `additional_kwargs` (whose OpenAI-shaped `tool_calls` are read when `tool_calls` is empty, and whose
+ * `ctxkit` record holds ctxkit's own flags). Other fields travel untouched.
+ *
+ * @example
+ * ```ts
+ * import type { LangChainFields } from "@ctxkit/core"
+ *
+ * const fields: LangChainFields = { content: "a.ts", tool_call_id: "call_1", name: "ls", status: "success" }
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export interface LangChainFields {
+  readonly content?: string | ReadonlyArray<unknown> | undefined
+  readonly tool_calls?: ReadonlyArray<LangChainToolCall> | undefined
+  readonly tool_call_id?: string | undefined
+  readonly status?: string | undefined
+  readonly name?: string | undefined
+  readonly id?: string | undefined
+  readonly role?: string | undefined
+  readonly additional_kwargs?: Readonly<Record<string, unknown>> | undefined
+  readonly response_metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly invalid_tool_calls?: ReadonlyArray<unknown> | undefined
+  readonly usage_metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly artifact?: unknown
+}
+
+/**
+ * A LangChain message in any of its three shapes:
+ *
+ * - a live or plain message: `{ type: "human" | "ai" | "system" | "tool" | "function" | "generic" |
+ *   "developer", content, … }` (a `BaseMessage` instance without an own `type` is told by its class name);
+ * - its `JSON.stringify` form: `{ lc: 1, type: "constructor", id: [..., "AIMessage"], kwargs: { … } }`;
+ * - a `StoredMessage`: `{ type: "ai", data: { content, … } }`.
+ *
+ * `pinned: true` on the message (or its fields), or `additional_kwargs.ctxkit.pinned`, pins it.
+ *
+ * @example
+ * ```ts
+ * import type { LangChainMessage } from "@ctxkit/core"
+ *
+ * const messages: ReadonlyArray<LangChainMessage> = [
+ *   { type: "human", content: "what is in src?" },
+ *   { lc: 1, type: "constructor", id: ["langchain_core", "messages", "AIMessage"], kwargs: { content: "", tool_calls: [{ id: "c1", name: "ls", args: { dir: "src" } }] } },
+ *   { type: "tool", data: { content: "index.ts", tool_call_id: "c1", name: "ls" } }
+ * ]
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export type LangChainMessage =
+  | LangChainFields & { readonly type?: string | undefined; readonly pinned?: boolean | undefined }
+  | {
+    readonly lc: number
+    readonly type: "constructor"
+    readonly id: ReadonlyArray<string>
+    readonly kwargs: LangChainFields
+    readonly pinned?: boolean | undefined
+  }
+  | { readonly type: string; readonly data: LangChainFields; readonly pinned?: boolean | undefined }
+
+type Shape = "plain" | "serialized" | "stored"
+
+interface View {
+  readonly shape: Shape
+  /** Where the message's fields live: the message itself, `kwargs` or `data`. */
+  readonly body: Readonly<Record<string, unknown>> | undefined
+  /** The LangChain message type (`human`, `ai`, …), when it can be told. */
+  readonly kind: string | undefined
+}
+
+const TEXT: ReadonlySet<string> = new Set(["text"])
+const KINDS: ReadonlySet<string> = new Set(["human", "ai", "system", "tool", "function", "generic", "developer", "remove"])
+
+const CLASSES: ReadonlyMap<string, string> = new Map([
+  ["HumanMessage", "human"],
+  ["AIMessage", "ai"],
+  ["SystemMessage", "system"],
+  ["ToolMessage", "tool"],
+  ["ChatMessage", "generic"],
+  ["FunctionMessage", "function"],
+  ["RemoveMessage", "remove"]
+])
+
+/** The message type of a LangChain class name (`AIMessageChunk` → `ai`). */
+const kindOfClass = (name: unknown): string | undefined => {
+  if (typeof name !== "string") return undefined
+  return CLASSES.get(name.endsWith("Chunk") ? name.slice(0, -"Chunk".length) : name)
+}
+
+const className = (value: object): unknown => {
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (!isRecord(proto)) return undefined
+  const ctor = proto["constructor"]
+  return typeof ctor === "function" ? ctor.name : undefined
+}
+
+const viewOf = (message: unknown): View => {
+  if (!isRecord(message)) return { shape: "plain", body: undefined, kind: undefined }
+  const type = message["type"]
+  if (type === "constructor" && typeof message["lc"] === "number") {
+    const id = arr(message, "id")
+    return { shape: "serialized", body: rec(message, "kwargs"), kind: kindOfClass(id[id.length - 1]) }
+  }
+  const data = rec(message, "data")
+  if (data !== undefined && !("content" in message)) {
+    return { shape: "stored", body: data, kind: typeof type === "string" && KINDS.has(type) ? type : undefined }
+  }
+  if (typeof type === "string" && KINDS.has(type)) return { shape: "plain", body: message, kind: type }
+  // A live message without an own `type` (older @langchain/core) is told by its class.
+  return { shape: "plain", body: message, kind: kindOfClass(className(message)) }
+}
+
+const roleOfName = (name: string | undefined): Role => {
+  switch (name) {
+    case "system":
+    case "developer":
+      return "system"
+    case "ai":
+    case "assistant":
+      return "assistant"
+    case "tool":
+    case "function":
+      return "tool"
+    default:
+      return "user"
+  }
+}
+
+const roleOfView = (view: View): Role =>
+  view.kind === undefined || view.kind === "generic" ? roleOfName(str(view.body, "role")) : roleOfName(view.kind)
+
+const ctxkitOf = (view: View): Readonly<Record<string, unknown>> | undefined =>
+  rec(rec(view.body, "additional_kwargs"), "ctxkit")
+
+/** The calls of a message's fields: `tool_calls`, else the OpenAI-shaped `additional_kwargs.tool_calls`. */
+const callsOf = (body: Readonly<Record<string, unknown>> | undefined): ReadonlyArray<ToolCallInfo> => {
+  const calls = arr(body, "tool_calls")
+  if (calls.length > 0) {
+    let out: Array<ToolCallInfo> | undefined
+    for (const call of calls) {
+      const id = str(call, "id")
+      if (id === undefined || !isRecord(call)) continue
+      ;(out ??= []).push({ id, name: str(call, "name") ?? "", arguments: jsonText(call["args"]) })
+    }
+    return out ?? empty
+  }
+  const raw = arr(rec(body, "additional_kwargs"), "tool_calls")
+  if (raw.length === 0) return empty
+  let out: Array<ToolCallInfo> | undefined
+  for (const call of raw) {
+    const id = str(call, "id")
+    if (id === undefined) continue
+    const fn = rec(call, "function")
+    ;(out ??= []).push({ id, name: str(fn, "name") ?? "", arguments: str(fn, "arguments") ?? "" })
+  }
+  return out ?? empty
+}
+
+const resultsOf = (body: Readonly<Record<string, unknown>> | undefined): ReadonlyArray<ToolResultInfo> => {
+  const callId = str(body, "tool_call_id")
+  if (callId === undefined || body === undefined) return empty
+  return [{
+    callId,
+    name: str(body, "name"),
+    isError: body["status"] === "error",
+    text: contentText(body["content"], TEXT)
+  }]
+}
+
+/** Text and reasoning blocks (`thinking`, `reasoning`) of a content value. */
+const ownText = (content: unknown): string => {
+  if (!Array.isArray(content)) return typeof content === "string" ? content : ""
+  const pieces: Array<string> = []
+  for (const block of content) {
+    switch (str(block, "type")) {
+      case "text":
+        pieces.push(str(block, "text") ?? "")
+        break
+      case "thinking":
+        pieces.push(str(block, "thinking") ?? "")
+        break
+      case "reasoning":
+        pieces.push(str(block, "reasoning") ?? "")
+        break
+    }
+  }
+  return joinText(pieces)
+}
+
+/**
+ * The message with `patch` applied to its fields, in its own shape and with its prototype. A live message's
+ * `lc_kwargs` (what it serializes from) is patched alike.
+ */
+const patchBody = <M>(message: M, view: View, patch: Readonly<Record<string, unknown>>): M => {
+  switch (view.shape) {
+    case "serialized":
+      return withFields(message, { kwargs: withFields(view.body ?? {}, patch) })
+    case "stored":
+      return withFields(message, { data: withFields(view.body ?? {}, patch) })
+    case "plain": {
+      const lcKwargs = rec(message, "lc_kwargs")
+      return withFields(message, lcKwargs === undefined ? patch : { ...patch, lc_kwargs: withFields(lcKwargs, patch) })
+    }
+  }
+}
+
+/** A block that carries nothing once the calls are gone: empty text, or reasoning alone. */
+const isFiller = (block: unknown): boolean => {
+  const type = str(block, "type")
+  return type === "thinking" || type === "redacted_thinking" || type === "reasoning" ||
+    (type === "text" && (str(block, "text") ?? "") === "")
+}
+
+const hasContent = (content: unknown): boolean =>
+  typeof content === "string" ? content.length > 0 : Array.isArray(content) && !content.every(isFiller)
+
+const validateBody = (
+  body: Readonly<Record<string, unknown>>,
+  kind: string | undefined,
+  base: string,
+  issues: Array<ConversationIssue>
+): void => {
+  const content = body["content"]
+  if (typeof content !== "string" && !Array.isArray(content)) {
+    issues.push(issue(`${base}.content`, `expected a string or an array of content blocks, got ${describe(content)}`))
+  } else if (Array.isArray(content)) {
+    content.forEach((block, i) => {
+      if (typeof block === "string") return
+      if (!isRecord(block)) issues.push(issue(`${base}.content[${i}]`, `expected a content block, got ${describe(block)}`))
+      else if (typeof block["type"] !== "string") {
+        issues.push(issue(`${base}.content[${i}].type`, `expected string, got ${describe(block["type"])}`))
+      }
+    })
+  }
+  const calls = body["tool_calls"]
+  if (calls !== undefined) {
+    if (!Array.isArray(calls)) issues.push(issue(`${base}.tool_calls`, `expected an array, got ${describe(calls)}`))
+    else {
+      calls.forEach((call, i) => {
+        const at = `${base}.tool_calls[${i}]`
+        if (!isRecord(call)) return issues.push(issue(at, `expected a tool call, got ${describe(call)}`))
+        if (typeof call["id"] !== "string") {
+          issues.push(issue(`${at}.id`, `expected string (a call without id cannot be answered), got ${describe(call["id"])}`))
+        }
+        if (typeof call["name"] !== "string") issues.push(issue(`${at}.name`, `expected string, got ${describe(call["name"])}`))
+        if (!isRecord(call["args"])) issues.push(issue(`${at}.args`, `expected an object, got ${describe(call["args"])}`))
+      })
+    }
+  }
+  const kwargs = body["additional_kwargs"]
+  if (kwargs !== undefined && !isRecord(kwargs)) {
+    issues.push(issue(`${base}.additional_kwargs`, `expected an object, got ${describe(kwargs)}`))
+  }
+  const raw = isRecord(kwargs) ? kwargs["tool_calls"] : undefined
+  if (raw !== undefined && raw !== null) {
+    if (!Array.isArray(raw)) {
+      issues.push(issue(`${base}.additional_kwargs.tool_calls`, `expected an array, got ${describe(raw)}`))
+    } else {
+      raw.forEach((call, i) => {
+        const at = `${base}.additional_kwargs.tool_calls[${i}]`
+        if (typeof str(call, "id") !== "string") {
+          issues.push(issue(`${at}.id`, `expected string, got ${describe(isRecord(call) ? call["id"] : call)}`))
+        }
+        const fn = isRecord(call) ? call["function"] : undefined
+        if (!isRecord(fn)) issues.push(issue(`${at}.function`, `expected an object, got ${describe(fn)}`))
+        else if (typeof fn["name"] !== "string") {
+          issues.push(issue(`${at}.function.name`, `expected string, got ${describe(fn["name"])}`))
+        }
+      })
+    }
+  }
+  if (kind === "tool") {
+    if (typeof body["tool_call_id"] !== "string") {
+      issues.push(issue(`${base}.tool_call_id`, `expected string, got ${describe(body["tool_call_id"])}`))
+    }
+    const status = body["status"]
+    if (status !== undefined && status !== "success" && status !== "error") {
+      issues.push(issue(`${base}.status`, `expected "success" or "error", got ${describe(status)}`))
+    }
+  }
+}
+
+/**
+ * The LangChain format (`BaseMessage`s, structurally): `AIMessage.tool_calls[].id` ↔
+ * `ToolMessage.tool_call_id`. Reads live or plain messages (`type`), their `JSON.stringify` form
+ * (`lc`/`kwargs`, the class name from the last `id` element) and `StoredMessage`s (`type`/`data`);
+ * rewrites keep the shape, the prototype of live messages and their `lc_kwargs` in step.
+ *
+ * Calls come from `tool_calls`, or from OpenAI-shaped `additional_kwargs.tool_calls` when `tool_calls` is
+ * empty; their arguments are the JSON text of `args`. A `ToolMessage` with `status: "error"` is an error
+ * result. Links are `call` and `result` only (LangChain has no approvals). `pinned: true` or
+ * `additional_kwargs.ctxkit.pinned` pins a message, `additional_kwargs.ctxkit.summary` marks a summary.
+ *
+ * @example
+ * ```ts
+ * import { formats, toolGroups } from "@ctxkit/core"
+ *
+ * const messages = [
+ *   { type: "ai", content: "", tool_calls: [{ id: "c1", name: "ls", args: { dir: "src" }, type: "tool_call" }] },
+ *   { lc: 1, type: "constructor", id: ["langchain_core", "messages", "ToolMessage"], kwargs: { content: "index.ts", tool_call_id: "c1" } }
+ * ] as const
+ * formats.langchain.toolCalls(messages[0]) // [{ id: "c1", name: "ls", arguments: "{\"dir\":\"src\"}" }]
+ * toolGroups(messages, formats.langchain).groups // [[0, 1]]
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMessage>({
+  name: "langchain",
+  role: (message) => roleOfView(viewOf(message)),
+  links: (message): ReadonlyArray<Link> => {
+    const body = viewOf(message).body
+    const callId = str(body, "tool_call_id")
+    const calls = callsOf(body)
+    if (calls.length === 0) return callId === undefined ? empty : [{ kind: "result", id: callId }]
+    const out: Array<Link> = calls.map((call): Link => ({ kind: "call", id: call.id }))
+    if (callId !== undefined) out.push({ kind: "result", id: callId })
+    return out
+  },
+  toolCalls: (message) => callsOf(viewOf(message).body),
+  toolResults: (message) => resultsOf(viewOf(message).body),
+  isPinned: (message) => {
+    const view = viewOf(message)
+    return flag(message, "pinned") || flag(view.body, "pinned") || flag(ctxkitOf(view), "pinned")
+  },
+  isSummary: (message) => flag(ctxkitOf(viewOf(message)), "summary"),
+  id: (message) => str(viewOf(message).body, "id"),
+  meta: (message) => ctxkitOf(viewOf(message)),
+  text: (message) => {
+    const body = viewOf(message).body
+    const pieces = [ownText(body === undefined ? undefined : body["content"])]
+    for (const call of callsOf(body)) pieces.push(call.name + " " + call.arguments)
+    return joinText(pieces)
+  },
+  withText: (message, text) => {
+    const view = viewOf(message)
+    const content = view.body === undefined ? undefined : view.body["content"]
+    return patchBody(message, view, { content: replaceContentText(content, text, TEXT, "text") })
+  },
+  withResultText: (message, callId, text) => {
+    const view = viewOf(message)
+    if (view.body === undefined || str(view.body, "tool_call_id") !== callId) return message
+    return patchBody(message, view, { content: replaceContentText(view.body["content"], text, TEXT, "text") })
+  },
+  withoutToolParts: (message, callIds) => {
+    const view = viewOf(message)
+    const body = view.body
+    if (body === undefined) return message
+    const callId = str(body, "tool_call_id")
+    if (callId !== undefined && callIds.has(callId)) return undefined
+    const keep = (call: unknown): boolean => !callIds.has(str(call, "id") ?? "")
+    const patch: Record<string, unknown> = {}
+    let remaining = 0
+    const calls = body["tool_calls"]
+    if (Array.isArray(calls)) {
+      const kept = calls.filter(keep)
+      if (kept.length !== calls.length) patch["tool_calls"] = kept
+      remaining += kept.length
+    }
+    const kwargs = rec(body, "additional_kwargs")
+    const raw = kwargs === undefined ? undefined : kwargs["tool_calls"]
+    if (kwargs !== undefined && Array.isArray(raw)) {
+      const kept = raw.filter(keep)
+      // An empty `tool_calls` list is rejected by OpenAI: remove the key instead.
+      if (kept.length !== raw.length) {
+        patch["additional_kwargs"] = withFields(kwargs, { tool_calls: kept.length === 0 ? undefined : kept })
+      }
+      remaining += kept.length
+    }
+    // Anthropic-style `tool_use` and standard `tool_call` blocks mirror `tool_calls` inside the content.
+    const content = body["content"]
+    let left: unknown = content
+    if (Array.isArray(content)) {
+      const kept = content.filter((block) => {
+        const type = str(block, "type")
+        return (type !== "tool_use" && type !== "tool_call") || keep(block)
+      })
+      if (kept.length !== content.length) {
+        patch["content"] = kept
+        left = kept
+      }
+    }
+    if (Object.keys(patch).length === 0) return message
+    if (remaining === 0 && callId === undefined && !hasContent(left)) return undefined
+    return patchBody(message, view, patch)
+  },
+  makeNote: (text, options) => {
+    const ctxkit = options.kind === "summary" ? { additional_kwargs: { ctxkit: { summary: true } } } : {}
+    return {
+      type: options.role === "system" ? "system" : "human",
+      content: text,
+      ...ctxkit,
+      ...(options.id === undefined ? {} : { id: options.id })
+    }
+  },
+  makeToolResults: (_issuer, calls, text, options) =>
+    calls.map((call): LangChainMessage => ({
+      type: "tool",
+      tool_call_id: call.id,
+      name: call.name,
+      content: text,
+      status: options.isError ? "error" : "success"
+    })),
+  validate: (message, path) => {
+    if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
+    const view = viewOf(message)
+    const issues: Array<ConversationIssue> = []
+    let base = path
+    switch (view.shape) {
+      case "serialized":
+        if (view.kind === undefined) {
+          issues.push(issue(
+            `${path}.id`,
+            `expected a LangChain message class path such as ["langchain_core", "messages", "AIMessage"], got ${
+              describe(message["id"])
+            }`
+          ))
+        }
+        if (view.body === undefined) {
+          issues.push(issue(`${path}.kwargs`, `expected an object, got ${describe(message["kwargs"])}`))
+        }
+        base = `${path}.kwargs`
+        break
+      case "stored":
+        if (view.kind === undefined) {
+          issues.push(issue(`${path}.type`, `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`))
+        }
+        base = `${path}.data`
+        break
+      case "plain":
+        if (view.kind === undefined && str(message, "role") === undefined) {
+          issues.push(issue(`${path}.type`, `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`))
+        }
+        break
+    }
+    if (view.body !== undefined) validateBody(view.body, view.kind, base, issues)
+    return issues
+  }
+})
