@@ -179,16 +179,15 @@ export const toolGroups = <M>(
     else if (rb < ra) parent[ra] = rb
   }
 
-  // One slot per call id: the first message mentioning it, its issuer (-1: none yet), whether answered.
-  const slotOf = new Map<string, number>()
-  const slotIds: Array<string> = []
-  const firstAt: Array<number> = []
-  const issuerAt: Array<number> = []
-  const answered: Array<boolean> = []
+  // Per call id, one number: (first message mentioning it) * 4 + ISSUED + ANSWERED. When the id was first
+  // seen on a result, the issuer is elsewhere: `lateIssuer` keeps it (rare: results before their call).
+  const ISSUED = 1
+  const ANSWERED = 2
+  const ids = new Map<string, number>()
+  const lateIssuer = new Map<string, number>()
   const refAt = new Map<string, number>()
-  const resultSlot: Array<number> = []
-  const resultAt: Array<number> = []
   const diagnostics: Array<GroupDiagnostic> = []
+  let orphansPossible = false
 
   let i = 0
   const visit = (kind: Link["kind"], id: string): void => {
@@ -198,25 +197,25 @@ export const toolGroups = <M>(
       else union(at, i)
       return
     }
-    let slot = slotOf.get(id)
-    if (slot === undefined) {
-      slot = slotIds.length
-      slotOf.set(id, slot)
-      slotIds.push(id)
-      firstAt.push(i)
-      issuerAt.push(-1)
-      answered.push(false)
-    } else {
-      union(firstAt[slot]!, i)
-    }
+    const entry = ids.get(id)
     if (kind === "call") {
-      const first = issuerAt[slot]!
-      if (first === -1) issuerAt[slot] = i
-      else diagnostics.push(new ReusedCallId({ callId: id, first, index: i }))
+      if (entry === undefined) ids.set(id, i * 4 + ISSUED)
+      else {
+        const first = entry >> 2
+        union(first, i)
+        if ((entry & ISSUED) === 0) {
+          ids.set(id, entry | ISSUED)
+          lateIssuer.set(id, i)
+        } else {
+          diagnostics.push(new ReusedCallId({ callId: id, first: lateIssuer.get(id) ?? first, index: i }))
+        }
+      }
+    } else if (entry === undefined) {
+      ids.set(id, i * 4 + ANSWERED)
+      orphansPossible = true
     } else {
-      answered[slot] = true
-      resultSlot.push(slot)
-      resultAt.push(i)
+      union(entry >> 2, i)
+      if ((entry & ANSWERED) === 0) ids.set(id, entry | ANSWERED)
     }
   }
   for (; i < n; i++) {
@@ -225,14 +224,19 @@ export const toolGroups = <M>(
     if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
   }
 
-  for (let k = 0; k < resultSlot.length; k++) {
-    const slot = resultSlot[k]!
-    if (issuerAt[slot] === -1) diagnostics.push(new OrphanResult({ callId: slotIds[slot]!, index: resultAt[k]! }))
-  }
-  for (let slot = 0; slot < slotIds.length; slot++) {
-    if (issuerAt[slot] !== -1 && !answered[slot]) {
-      diagnostics.push(new DanglingCall({ callId: slotIds[slot]!, index: issuerAt[slot]! }))
+  // Orphans are rare: only when some result was seen before any call for its id, look again.
+  if (orphansPossible) {
+    for (let k = 0; k < n; k++) {
+      format.forEachLink(messages[k]!, (kind, id) => {
+        if (kind === "result" && ((ids.get(id) ?? 0) & ISSUED) === 0) {
+          diagnostics.push(new OrphanResult({ callId: id, index: k }))
+        }
+      })
     }
+  }
+  for (const [id, entry] of ids) {
+    // An unanswered id was first seen on its call, so the issuer is the first mention.
+    if ((entry & ANSWERED) === 0) diagnostics.push(new DanglingCall({ callId: id, index: entry >> 2 }))
   }
 
   // Number groups by first member; roots are always the smallest index of their set.
