@@ -84,8 +84,8 @@ const decode = <M>(input: unknown, options: DecodeOptions<M> = {}): Result.Resul
  * @since 0.1.0
  */
 export const decodeConversation: {
-  <M>(options?: DecodeOptions<M>): (input: unknown) => Result.Result<ReadonlyArray<M>, InvalidConversation>
-  <M>(input: unknown, options?: DecodeOptions<M>): Result.Result<ReadonlyArray<M>, InvalidConversation>
+  <M = unknown>(options?: DecodeOptions<M>): (input: unknown) => Result.Result<ReadonlyArray<M>, InvalidConversation>
+  <M = unknown>(input: unknown, options?: DecodeOptions<M>): Result.Result<ReadonlyArray<M>, InvalidConversation>
 } = dual(
   (args: IArguments) => !(args.length === 1 && isRecord(args[0]) && "format" in args[0]) && args.length !== 0,
   decode

@@ -141,6 +141,22 @@ export interface RepairOptions<M> {
 }
 
 /**
+ * {@link RepairOptions} without a format: messages are read with `formats.auto` and come back with their
+ * own type.
+ *
+ * @example
+ * ```ts
+ * import type { AutoRepairOptions } from "@ctxkit/core"
+ *
+ * const options: AutoRepairOptions = { dangling: "stub" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type AutoRepairOptions = Omit<RepairOptions<unknown>, "format"> & { readonly format?: undefined }
+
+/**
  * What {@link repairPairs} returns: the repaired messages, what it changed (indices refer to the input),
  * and the diagnostics of the input it was given.
  *
@@ -255,8 +271,15 @@ const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): 
  * @since 0.1.0
  */
 export const repairPairs: {
-  <M>(options?: RepairOptions<M>): (messages: ReadonlyArray<M>) => RepairResult<M>
-  <M>(messages: ReadonlyArray<M>, options?: RepairOptions<M>): RepairResult<M>
+  <M>(
+    options: RepairOptions<M> & { readonly format: MessageFormat<M> }
+  ): (messages: ReadonlyArray<NoInfer<M>>) => RepairResult<M>
+  (options?: AutoRepairOptions): <M>(messages: ReadonlyArray<M>) => RepairResult<M>
+  <M>(
+    messages: ReadonlyArray<NoInfer<M>>,
+    options: RepairOptions<M> & { readonly format: MessageFormat<M> }
+  ): RepairResult<M>
+  <M>(messages: ReadonlyArray<M>, options?: AutoRepairOptions): RepairResult<M>
 } = dual(
   (args: IArguments) => Array.isArray(args[0]),
   <M>(messages: ReadonlyArray<M>, options?: RepairOptions<M>): RepairResult<M> => repair(messages, options)

@@ -62,8 +62,10 @@ export class DanglingCall extends Schema.TaggedClass<DanglingCall>("@ctxkit/core
 }
 
 /**
- * One call id issued by two different calls. Their results cannot be told apart, so every message using
- * the id is put in one group.
+ * One call id issued by two different calls. When the earlier call was already answered, the id is read
+ * as reused (later results answer the later call: servers that number calls per response do this);
+ * otherwise the results cannot be told apart and every message using the id is put in one group. Some
+ * providers reject a request with duplicate ids.
  *
  * @example
  * ```ts
@@ -85,7 +87,7 @@ export class ReusedCallId extends Schema.TaggedClass<ReusedCallId>("@ctxkit/core
 }) {
   /** What is wrong and what to do. */
   get message(): string {
-    return `Tool call id "${this.callId}" is issued by messages[${this.first}] and again by messages[${this.index}]; every message using it is kept or dropped together. Give each call a unique id.`
+    return `Tool call id "${this.callId}" is issued by messages[${this.first}] and again by messages[${this.index}]. Results after the second call are paired with it; some providers reject duplicate ids, so give each call a unique id.`
   }
 }
 
@@ -124,7 +126,7 @@ export interface ToolGroups {
   readonly groups: ReadonlyArray<ReadonlyArray<number>>
   /** `groupOf[i]` is the index in `groups` of message `i`'s group. */
   readonly groupOf: ReadonlyArray<number>
-  /** Orphan results, dangling calls and reused call ids, in the order found. */
+  /** Reused call ids and orphan results in the order found, then dangling calls by issuer index. */
   readonly diagnostics: ReadonlyArray<GroupDiagnostic>
 }
 
@@ -134,6 +136,9 @@ export interface ToolGroups {
  * message that attaches to the next one (an OpenAI Responses reasoning item) is grouped with it.
  * Non-adjacent members are found too. Runs in linear time (one pass, union–find) and never throws:
  * problems are reported in `diagnostics`.
+ *
+ * The message type is taken from the format, so literal messages only need to be assignable to it;
+ * without a format, messages are read with `formats.auto`.
  *
  * @example
  * ```ts
@@ -155,8 +160,8 @@ export interface ToolGroups {
  * @category grouping
  * @since 0.1.0
  */
-export const toolGroups = <M>(
-  messages: ReadonlyArray<M>,
+export const toolGroups = <M = unknown>(
+  messages: ReadonlyArray<NoInfer<M>>,
   format: MessageFormat<M> = auto as unknown as MessageFormat<M>
 ): ToolGroups => {
   const n = Array.isArray(messages) ? messages.length : 0
@@ -200,14 +205,21 @@ export const toolGroups = <M>(
     const entry = ids.get(id)
     if (kind === "call") {
       if (entry === undefined) ids.set(id, i * 4 + ISSUED)
-      else {
-        const first = entry >> 2
-        union(first, i)
-        if ((entry & ISSUED) === 0) {
-          ids.set(id, entry | ISSUED)
-          lateIssuer.set(id, i)
+      else if ((entry & ISSUED) === 0) {
+        union(entry >> 2, i)
+        ids.set(id, entry | ISSUED)
+        lateIssuer.set(id, i)
+      } else {
+        const first = lateIssuer.get(id) ?? entry >> 2
+        diagnostics.push(new ReusedCallId({ callId: id, first, index: i }))
+        if ((entry & ANSWERED) !== 0 && first !== i) {
+          // The earlier call was answered: this is a new call that reuses the id (servers that number calls
+          // per response do this). Later results answer the new call.
+          ids.set(id, i * 4 + ISSUED)
+          lateIssuer.delete(id)
         } else {
-          diagnostics.push(new ReusedCallId({ callId: id, first: lateIssuer.get(id) ?? first, index: i }))
+          // Two calls with one id and no result between them: their results cannot be told apart.
+          union(entry >> 2, i)
         }
       }
     } else if (entry === undefined) {
@@ -234,10 +246,13 @@ export const toolGroups = <M>(
       })
     }
   }
+  const dangling: Array<DanglingCall> = []
   for (const [id, entry] of ids) {
     // An unanswered id was first seen on its call, so the issuer is the first mention.
-    if ((entry & ANSWERED) === 0) diagnostics.push(new DanglingCall({ callId: id, index: entry >> 2 }))
+    if ((entry & ANSWERED) === 0) dangling.push(new DanglingCall({ callId: id, index: entry >> 2 }))
   }
+  if (dangling.length > 1) dangling.sort((a, b) => a.index - b.index)
+  for (const d of dangling) diagnostics.push(d)
 
   // Number groups by first member; roots are always the smallest index of their set.
   const groupOfRoot = new Int32Array(n).fill(-1)

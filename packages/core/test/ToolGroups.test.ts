@@ -48,11 +48,36 @@ describe("toolGroups on hand-written conversations", () => {
     const { diagnostics, groups } = toolGroups(messages, formats.canonical)
     assert.deepStrictEqual(
       diagnostics.map((d) => [d._tag, d.callId, d.index]),
-      [["ReusedCallId", "x", 3], ["OrphanResult", "ghost", 0], ["DanglingCall", "y", 1]]
+      [["ReusedCallId", "x", 3], ["OrphanResult", "ghost", 0], ["DanglingCall", "y", 1], ["DanglingCall", "x", 3]]
     )
-    // The reused id puts both issuers and the result in one group: the safe reading.
-    assert.deepStrictEqual(groups, [[0], [1, 2, 3]])
+    assert.deepStrictEqual(groups, [[0], [1, 2], [3]])
     for (const d of diagnostics) assert.include(d.message, d.callId)
+  })
+
+  it("pairs a reused id with its latest call once the earlier one was answered (per-response numbering)", () => {
+    // Servers that number calls per response ("call_0" every turn), and replayed trajectories, reuse ids.
+    const messages: ReadonlyArray<Message> = [
+      { role: "assistant", content: "", toolCalls: [call("call_0")] },
+      { role: "tool", toolCallId: "call_0", content: "first" },
+      { role: "assistant", content: "", toolCalls: [call("call_0")] },
+      { role: "tool", toolCallId: "call_0", content: "second" },
+      { role: "assistant", content: "", toolCalls: [call("call_0", "ls"), call("call_1")] },
+      { role: "tool", toolCallId: "call_0", content: "third" },
+      { role: "tool", toolCallId: "call_1", content: "fourth" }
+    ]
+    const { diagnostics, groups } = toolGroups(messages, formats.canonical)
+    assert.deepStrictEqual(groups, [[0, 1], [2, 3], [4, 5, 6]])
+    assert.deepStrictEqual(diagnostics.map((d) => d._tag === "ReusedCallId" ? [d.first, d.index] : d._tag), [[0, 2], [2, 4]])
+  })
+
+  it("keeps two unanswered calls with one id together with their results: they cannot be told apart", () => {
+    const messages: ReadonlyArray<Message> = [
+      { role: "assistant", content: "", toolCalls: [call("dup")] },
+      { role: "assistant", content: "", toolCalls: [call("dup")] },
+      { role: "tool", toolCallId: "dup", content: "which?" },
+      { role: "user", content: "hm" }
+    ]
+    assert.deepStrictEqual(toolGroups(messages, formats.canonical).groups, [[0, 1, 2], [3]])
   })
 
   it("groups a message that attaches to the next one with it", () => {

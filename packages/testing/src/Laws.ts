@@ -92,7 +92,7 @@ const originals = <M>(selection: Selection<M>): { readonly sent: Array<M> } => {
  * @category laws
  * @since 0.1.0
  */
-export const partitionViolations = <M>(input: ReadonlyArray<M>, selection: Selection<M>): Array<string> => {
+export const partitionViolations = <M>(input: ReadonlyArray<M>, selection: Selection<NoInfer<M>>): Array<string> => {
   const violations: Array<string> = []
   const position = new Map<M, Array<number>>()
   input.forEach((m, i) => {
@@ -146,9 +146,9 @@ export const partitionViolations = <M>(input: ReadonlyArray<M>, selection: Selec
  * @category laws
  * @since 0.1.0
  */
-export const pairViolations = <M>(
-  input: ReadonlyArray<M>,
-  selection: Selection<M>,
+export const pairViolations = <M = unknown>(
+  input: ReadonlyArray<NoInfer<M>>,
+  selection: Selection<NoInfer<M>>,
   format: MessageFormat<M> = formats.auto as MessageFormat<M>
 ): Array<string> => {
   const violations: Array<string> = []
@@ -188,8 +188,8 @@ const callIds = <M>(format: MessageFormat<M>, m: M): string =>
  * @category laws
  * @since 0.1.0
  */
-export const identityViolations = <M>(
-  selection: Selection<M>,
+export const identityViolations = <M = unknown>(
+  selection: Selection<NoInfer<M>>,
   format: MessageFormat<M> = formats.auto as MessageFormat<M>
 ): Array<string> => {
   const violations: Array<string> = []

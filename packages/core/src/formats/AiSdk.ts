@@ -12,14 +12,21 @@ import {
   empty,
   flag,
   isRecord,
-  jsonText,
   joinText,
+  jsonText,
   rec,
   replaceContentText,
   str,
   withFields
 } from "../internal/read.ts"
-import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo, type ToolResultInfo } from "../MessageFormat.ts"
+import {
+  type Link,
+  makeFormat,
+  type MessageFormat,
+  type Role,
+  type ToolCallInfo,
+  type ToolResultInfo
+} from "../MessageFormat.ts"
 
 /**
  * The `output` of an AI SDK tool result: `{ type: "text" | "error-text", value: string }`,
@@ -228,7 +235,11 @@ const isFiller = (part: unknown): boolean => {
 
 const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 const Image = Schema.Struct({ type: Schema.Literal("image"), image: Schema.Unknown })
-const File = Schema.Struct({ type: Schema.Literal("file"), data: Schema.Unknown, mediaType: Schema.optional(Schema.String) })
+const File = Schema.Struct({
+  type: Schema.Literal("file"),
+  data: Schema.Unknown,
+  mediaType: Schema.optional(Schema.String)
+})
 const Reasoning = Schema.Struct({ type: Schema.Literal("reasoning"), text: Schema.String })
 const ToolCall = Schema.Struct({
   type: Schema.Literal("tool-call"),
@@ -264,22 +275,31 @@ const ApprovalResponse = Schema.Struct({
 })
 
 const validators: ReadonlyMap<string, (input: unknown, base: string) => ReadonlyArray<ConversationIssue>> = new Map([
-  ["system",  schemaIssues(Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }))],
-  ["user", schemaIssues(Schema.Struct({
-    role: Schema.Literal("user"),
-    content: Schema.Union([Schema.String, Schema.Array(Schema.Union([Text, Image, File]))])
-  }))],
-  ["assistant", schemaIssues(Schema.Struct({
-    role: Schema.Literal("assistant"),
-    content: Schema.Union([
-      Schema.String,
-      Schema.Array(Schema.Union([Text, File, Reasoning, ToolCall, ToolResult, ApprovalRequest]))
-    ])
-  }))],
-  ["tool", schemaIssues(Schema.Struct({
-    role: Schema.Literal("tool"),
-    content: Schema.Array(Schema.Union([ToolResult, ApprovalResponse]))
-  }))]
+  ["system", schemaIssues(Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }))],
+  [
+    "user",
+    schemaIssues(Schema.Struct({
+      role: Schema.Literal("user"),
+      content: Schema.Union([Schema.String, Schema.Array(Schema.Union([Text, Image, File]))])
+    }))
+  ],
+  [
+    "assistant",
+    schemaIssues(Schema.Struct({
+      role: Schema.Literal("assistant"),
+      content: Schema.Union([
+        Schema.String,
+        Schema.Array(Schema.Union([Text, File, Reasoning, ToolCall, ToolResult, ApprovalRequest]))
+      ])
+    }))
+  ],
+  [
+    "tool",
+    schemaIssues(Schema.Struct({
+      role: Schema.Literal("tool"),
+      content: Schema.Array(Schema.Union([ToolResult, ApprovalResponse]))
+    }))
+  ]
 ])
 
 /**
@@ -298,15 +318,18 @@ const validators: ReadonlyMap<string, (input: unknown, base: string) => Readonly
  *
  * @example
  * ```ts
- * import { formats, toolGroups } from "@ctxkit/core"
+ * import { type AiSdkMessage, formats, toolGroups } from "@ctxkit/core"
  *
- * const messages = [
- *   { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "ls", input: {} }] },
- *   { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "ls", output: { type: "text", value: "a.ts" } }] }
- * ] as const
- * formats.aiSdk.toolResults(messages[1])
- * // [{ callId: "c1", name: "ls", isError: false, text: "a.ts" }]
- * toolGroups(messages, formats.aiSdk).groups // [[0, 1]]
+ * const call: AiSdkMessage = {
+ *   role: "assistant",
+ *   content: [{ type: "tool-call", toolCallId: "c1", toolName: "ls", input: {} }]
+ * }
+ * const result: AiSdkMessage = {
+ *   role: "tool",
+ *   content: [{ type: "tool-result", toolCallId: "c1", toolName: "ls", output: { type: "text", value: "a.ts" } }]
+ * }
+ * formats.aiSdk.toolResults(result) // [{ callId: "c1", name: "ls", isError: false, text: "a.ts" }]
+ * toolGroups([call, result], formats.aiSdk).groups // [[0, 1]]
  * ```
  *
  * @category formats
@@ -382,24 +405,19 @@ export const aiSdk: MessageFormat<AiSdkMessage> = makeFormat<AiSdkMessage>({
   },
   withText: (message, text) => {
     const content = contentOf(message)
-    if (Array.isArray(content)) {
-      const hasText = content.some((part) => str(part, "type") === "text")
-      const hasResult = content.some((part) => str(part, "type") === "tool-result")
-      if (!hasText && hasResult) {
-        // A message made of results: the first result takes the text, the others are emptied, so that
-        // `text(withText(m, t))` is `t` and every call keeps its answer.
-        let first = true
-        return withFields(message, {
-          content: content.map((part) => {
-            if (!isRecord(part) || part["type"] !== "tool-result") return part
-            const next = rewriteResult(part, first ? text : "")
-            first = false
-            return next
-          })
+    if (roleOf(message) === "tool") {
+      // Tool messages hold no text parts: their text is their results'. The first result takes the text and
+      // the others are emptied, so that `text(withText(m, t))` is `t` and every call keeps an answer.
+      if (!Array.isArray(content) || !content.some((part) => str(part, "type") === "tool-result")) return message
+      let first = true
+      return withFields(message, {
+        content: content.map((part) => {
+          if (!isRecord(part) || part["type"] !== "tool-result") return part
+          const next = rewriteResult(part, first ? text : "")
+          first = false
+          return next
         })
-      }
-      // Tool messages cannot hold text parts.
-      if (!hasText && roleOf(message) === "tool") return message
+      })
     }
     return withFields(message, { content: replaceContentText(content, text, TEXT, "text") })
   },

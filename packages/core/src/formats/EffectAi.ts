@@ -9,7 +9,14 @@ import * as Schema from "effect/Schema"
 import type { ConversationIssue } from "../Errors.ts"
 import { describe, issue, schemaIssues } from "../internal/issues.ts"
 import { arr, contentText, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "../internal/read.ts"
-import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo, type ToolResultInfo } from "../MessageFormat.ts"
+import {
+  type Link,
+  makeFormat,
+  type MessageFormat,
+  type Role,
+  type ToolCallInfo,
+  type ToolResultInfo
+} from "../MessageFormat.ts"
 
 /**
  * One content part of an `effect/ai` prompt message, structurally: `text`, `file`, `reasoning`,
@@ -202,7 +209,10 @@ type Check = (input: unknown, base: string) => ReadonlyArray<ConversationIssue>
 // Encoded messages are checked against the codec's encoded side, decoded ones against its type side (a
 // decoded file part's Uint8Array data would not decode again).
 const checks: ReadonlyMap<string, { readonly encoded: Check; readonly decoded: Check }> = new Map([
-  ["system", { encoded: schemaIssues(Prompt.SystemMessage), decoded: schemaIssues(Schema.toType(Prompt.SystemMessage)) }],
+  ["system", {
+    encoded: schemaIssues(Prompt.SystemMessage),
+    decoded: schemaIssues(Schema.toType(Prompt.SystemMessage))
+  }],
   ["user", { encoded: schemaIssues(Prompt.UserMessage), decoded: schemaIssues(Schema.toType(Prompt.UserMessage)) }],
   [
     "assistant",
@@ -215,7 +225,7 @@ const checks: ReadonlyMap<string, { readonly encoded: Check; readonly decoded: C
  * The `effect/ai` format (`Prompt` messages, decoded or encoded): tool-call part `id` ↔ tool-result part
  * `id`, and approvals linked by `approvalId`.
  *
- * Links, as in {@link aiSdk}: a `tool-call` part issues a `call` (and carries the `ref` key `call:<id>`);
+ * Links, as in the `aiSdk` format: a `tool-call` part issues a `call` (and carries the `ref` key `call:<id>`);
  * a `tool-result` part — in a tool message, or in the assistant message for provider-executed tools — is a
  * `result`; a `tool-approval-request` carries the `ref` keys `approval:<approvalId>` and
  * `call:<toolCallId>`, a `tool-approval-response` the key `approval:<approvalId>`.
@@ -227,19 +237,17 @@ const checks: ReadonlyMap<string, { readonly encoded: Check; readonly decoded: C
  *
  * @example
  * ```ts
- * import { formats, toolGroups } from "@ctxkit/core"
+ * import { type EffectAiMessage, formats, toolGroups } from "@ctxkit/core"
  * import { Prompt } from "effect/ai"
  *
- * const messages = [
- *   Prompt.makeMessage("assistant", {
- *     content: [Prompt.makePart("tool-call", { id: "c1", name: "ls", params: {}, providerExecuted: false })]
- *   }),
- *   Prompt.makeMessage("tool", {
- *     content: [Prompt.makePart("tool-result", { id: "c1", name: "ls", isFailure: false, result: "a.ts", providerExecuted: false })]
- *   })
- * ]
- * formats.effectAi.toolResults(messages[1]!) // [{ callId: "c1", name: "ls", isError: false, text: "a.ts" }]
- * toolGroups(messages, formats.effectAi).groups // [[0, 1]]
+ * const call: EffectAiMessage = Prompt.makeMessage("assistant", {
+ *   content: [Prompt.makePart("tool-call", { id: "c1", name: "ls", params: {}, providerExecuted: false })]
+ * })
+ * const result: EffectAiMessage = Prompt.makeMessage("tool", {
+ *   content: [Prompt.makePart("tool-result", { id: "c1", name: "ls", isFailure: false, result: "a.ts", providerExecuted: false })]
+ * })
+ * formats.effectAi.toolResults(result) // [{ callId: "c1", name: "ls", isError: false, text: "a.ts" }]
+ * toolGroups([call, result], formats.effectAi).groups // [[0, 1]]
  * ```
  *
  * @category formats
@@ -316,24 +324,19 @@ export const effectAi: MessageFormat<EffectAiMessage> = makeFormat<EffectAiMessa
   withText: (message, text) => {
     const content = contentOf(message)
     const decoded = isDecoded(message)
-    if (Array.isArray(content)) {
-      const hasText = content.some((part) => str(part, "type") === "text")
-      const hasResult = content.some((part) => str(part, "type") === "tool-result")
-      if (!hasText && hasResult) {
-        // A message made of results: the first result takes the text, the others are emptied, so that
-        // `text(withText(m, t))` is `t` and every call keeps its answer.
-        let first = true
-        return withFields(message, {
-          content: content.map((part) => {
-            if (!isRecord(part) || part["type"] !== "tool-result") return part
-            const next = rewriteResult(part, first ? text : "", decoded)
-            first = false
-            return next
-          })
+    if (roleOf(message) === "tool") {
+      // Tool messages hold no text parts: their text is their results'. The first result takes the text and
+      // the others are emptied, so that `text(withText(m, t))` is `t` and every call keeps an answer.
+      if (!Array.isArray(content) || !content.some((part) => str(part, "type") === "tool-result")) return message
+      let first = true
+      return withFields(message, {
+        content: content.map((part) => {
+          if (!isRecord(part) || part["type"] !== "tool-result") return part
+          const next = rewriteResult(part, first ? text : "", decoded)
+          first = false
+          return next
         })
-      }
-      // Tool messages cannot hold text parts.
-      if (!hasText && roleOf(message) === "tool") return message
+      })
     }
     return withFields(message, { content: replaceText(content, text, decoded) })
   },
@@ -399,7 +402,9 @@ export const effectAi: MessageFormat<EffectAiMessage> = makeFormat<EffectAiMessa
       result: text,
       providerExecuted: false
     }))
-    return [decoded ? { [MESSAGE_MARKER]: MESSAGE_MARKER, role: "tool", content, options: {} } : { role: "tool", content }]
+    return [
+      decoded ? { [MESSAGE_MARKER]: MESSAGE_MARKER, role: "tool", content, options: {} } : { role: "tool", content }
+    ]
   },
   validate: (message, path) => {
     if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]

@@ -20,7 +20,14 @@ import {
   str,
   withFields
 } from "../internal/read.ts"
-import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo, type ToolResultInfo } from "../MessageFormat.ts"
+import {
+  type Link,
+  makeFormat,
+  type MessageFormat,
+  type Role,
+  type ToolCallInfo,
+  type ToolResultInfo
+} from "../MessageFormat.ts"
 
 /**
  * A tool call of an `AIMessage`, as LangChain records it in `tool_calls`.
@@ -119,7 +126,16 @@ interface View {
 }
 
 const TEXT: ReadonlySet<string> = new Set(["text"])
-const KINDS: ReadonlySet<string> = new Set(["human", "ai", "system", "tool", "function", "generic", "developer", "remove"])
+const KINDS: ReadonlySet<string> = new Set([
+  "human",
+  "ai",
+  "system",
+  "tool",
+  "function",
+  "generic",
+  "developer",
+  "remove"
+])
 
 const CLASSES: ReadonlyMap<string, string> = new Map([
   ["HumanMessage", "human"],
@@ -276,8 +292,9 @@ const validateBody = (
   } else if (Array.isArray(content)) {
     content.forEach((block, i) => {
       if (typeof block === "string") return
-      if (!isRecord(block)) issues.push(issue(`${base}.content[${i}]`, `expected a content block, got ${describe(block)}`))
-      else if (typeof block["type"] !== "string") {
+      if (!isRecord(block)) {
+        issues.push(issue(`${base}.content[${i}]`, `expected a content block, got ${describe(block)}`))
+      } else if (typeof block["type"] !== "string") {
         issues.push(issue(`${base}.content[${i}].type`, `expected string, got ${describe(block["type"])}`))
       }
     })
@@ -290,10 +307,16 @@ const validateBody = (
         const at = `${base}.tool_calls[${i}]`
         if (!isRecord(call)) return issues.push(issue(at, `expected a tool call, got ${describe(call)}`))
         if (typeof call["id"] !== "string") {
-          issues.push(issue(`${at}.id`, `expected string (a call without id cannot be answered), got ${describe(call["id"])}`))
+          issues.push(
+            issue(`${at}.id`, `expected string (a call without id cannot be answered), got ${describe(call["id"])}`)
+          )
         }
-        if (typeof call["name"] !== "string") issues.push(issue(`${at}.name`, `expected string, got ${describe(call["name"])}`))
-        if (!isRecord(call["args"])) issues.push(issue(`${at}.args`, `expected an object, got ${describe(call["args"])}`))
+        if (typeof call["name"] !== "string") {
+          issues.push(issue(`${at}.name`, `expected string, got ${describe(call["name"])}`))
+        }
+        if (!isRecord(call["args"])) {
+          issues.push(issue(`${at}.args`, `expected an object, got ${describe(call["args"])}`))
+        }
       })
     }
   }
@@ -343,14 +366,21 @@ const validateBody = (
  *
  * @example
  * ```ts
- * import { formats, toolGroups } from "@ctxkit/core"
+ * import { formats, type LangChainMessage, toolGroups } from "@ctxkit/core"
  *
- * const messages = [
- *   { type: "ai", content: "", tool_calls: [{ id: "c1", name: "ls", args: { dir: "src" }, type: "tool_call" }] },
- *   { lc: 1, type: "constructor", id: ["langchain_core", "messages", "ToolMessage"], kwargs: { content: "index.ts", tool_call_id: "c1" } }
- * ] as const
- * formats.langchain.toolCalls(messages[0]) // [{ id: "c1", name: "ls", arguments: "{\"dir\":\"src\"}" }]
- * toolGroups(messages, formats.langchain).groups // [[0, 1]]
+ * const call: LangChainMessage = {
+ *   type: "ai",
+ *   content: "",
+ *   tool_calls: [{ id: "c1", name: "ls", args: { dir: "src" }, type: "tool_call" }]
+ * }
+ * const result: LangChainMessage = {
+ *   lc: 1,
+ *   type: "constructor",
+ *   id: ["langchain_core", "messages", "ToolMessage"],
+ *   kwargs: { content: "index.ts", tool_call_id: "c1" }
+ * }
+ * formats.langchain.toolCalls(call) // [{ id: "c1", name: "ls", arguments: "{\"dir\":\"src\"}" }]
+ * toolGroups([call, result], formats.langchain).groups // [[0, 1]]
  * ```
  *
  * @category formats
@@ -362,9 +392,15 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
   links: (message): ReadonlyArray<Link> => {
     const body = viewOf(message).body
     const callId = str(body, "tool_call_id")
-    const calls = callsOf(body)
+    // Ids only: `links` runs once a message and must not serialize arguments.
+    const structured = arr(body, "tool_calls")
+    const calls = structured.length > 0 ? structured : arr(rec(body, "additional_kwargs"), "tool_calls")
     if (calls.length === 0) return callId === undefined ? empty : [{ kind: "result", id: callId }]
-    const out: Array<Link> = calls.map((call): Link => ({ kind: "call", id: call.id }))
+    const out: Array<Link> = []
+    for (const call of calls) {
+      const id = str(call, "id")
+      if (id !== undefined) out.push({ kind: "call", id })
+    }
     if (callId !== undefined) out.push({ kind: "result", id: callId })
     return out
   },
@@ -474,13 +510,23 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
         break
       case "stored":
         if (view.kind === undefined) {
-          issues.push(issue(`${path}.type`, `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`))
+          issues.push(
+            issue(
+              `${path}.type`,
+              `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`
+            )
+          )
         }
         base = `${path}.data`
         break
       case "plain":
         if (view.kind === undefined && str(message, "role") === undefined) {
-          issues.push(issue(`${path}.type`, `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`))
+          issues.push(
+            issue(
+              `${path}.type`,
+              `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`
+            )
+          )
         }
         break
     }

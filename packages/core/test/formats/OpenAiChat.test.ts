@@ -59,7 +59,7 @@ describe("formats.openaiChat", () => {
       openaiChat.validate({ role: "assistant", tool_calls: [{ function: {} }] }, "messages[0]").map((i) => i.path),
       ["messages[0].tool_calls[0].id"]
     )
-    for (const junk of [null, 1, "s", [], {}, { tool_calls: {} }] as ReadonlyArray<never>) {
+    for (const junk of [null, 1, "s", [], {}, { tool_calls: {} }] as unknown as ReadonlyArray<never>) {
       assert.deepStrictEqual(openaiChat.links(junk), [])
       assert.strictEqual(typeof openaiChat.text(junk), "string")
     }
