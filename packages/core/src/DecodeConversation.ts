@@ -30,7 +30,10 @@ export interface DecodeOptions<M> {
   readonly format?: MessageFormat<M> | undefined
 }
 
-const decode = <M>(input: unknown, options: DecodeOptions<M> = {}): Result.Result<ReadonlyArray<M>, InvalidConversation> => {
+const decode = <M>(
+  input: unknown,
+  options: DecodeOptions<M> = {}
+): Result.Result<ReadonlyArray<M>, InvalidConversation> => {
   const format = options.format ?? (auto as unknown as MessageFormat<M>)
   const fail = (issues: ReadonlyArray<ConversationIssue>) =>
     Result.fail(new InvalidConversation({ format: format.name, issues }))
@@ -49,7 +52,9 @@ const decode = <M>(input: unknown, options: DecodeOptions<M> = {}): Result.Resul
     base = "input"
   }
   if (!Array.isArray(value)) {
-    return fail([issue(base, `expected an array of messages (or an object with a "messages" array), got ${describe(value)}`)])
+    return fail([
+      issue(base, `expected an array of messages (or an object with a "messages" array), got ${describe(value)}`)
+    ])
   }
   const issues: Array<ConversationIssue> = []
   for (let i = 0; i < value.length; i++) {

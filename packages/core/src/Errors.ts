@@ -58,18 +58,16 @@ export class TokenBudgetExceeded extends Schema.TaggedError<TokenBudgetExceeded>
  * @category errors
  * @since 0.1.0
  */
-export class ContextBudgetExceeded
-  extends Schema.TaggedError<ContextBudgetExceeded>()("ContextBudgetExceeded", {
-    /** Approximate size of the conversation (instructions + transcript), in characters. */
-    conversationChars: Schema.Number,
-    /** The character limit it exceeds. */
-    limit: Schema.Number,
-    /** Exactly one sentence saying what automatic compaction did. */
-    what: Schema.String,
-    /** What the user can do about it (host-configurable). */
-    advice: Schema.String
-  })
-{
+export class ContextBudgetExceeded extends Schema.TaggedError<ContextBudgetExceeded>()("ContextBudgetExceeded", {
+  /** Approximate size of the conversation (instructions + transcript), in characters. */
+  conversationChars: Schema.Number,
+  /** The character limit it exceeds. */
+  limit: Schema.Number,
+  /** Exactly one sentence saying what automatic compaction did. */
+  what: Schema.String,
+  /** What the user can do about it (host-configurable). */
+  advice: Schema.String
+}) {
   /** Stable machine-readable code. */
   readonly code = "CONTEXT_BUDGET_EXCEEDED" as const
   override get message(): string {

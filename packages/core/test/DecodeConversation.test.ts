@@ -24,7 +24,10 @@ describe("decodeConversation", () => {
     ], { format: formats.canonical }))
     assert.strictEqual(error._tag, "InvalidConversation")
     assert.strictEqual(error.code, "INVALID_CONVERSATION")
-    assert.deepStrictEqual(error.issues.map((i) => i.path), ["messages[1].toolCallId", "messages[2].toolCalls[0].arguments"])
+    assert.deepStrictEqual(error.issues.map((i) => i.path), [
+      "messages[1].toolCallId",
+      "messages[2].toolCalls[0].arguments"
+    ])
     assert.include(error.message, "messages[1].toolCallId")
     assert.include(error.message, "format")
   })
@@ -35,7 +38,10 @@ describe("decodeConversation", () => {
     assert.include(failure(decodeConversation(42)).issues[0]!.message, "expected an array of messages")
     assert.include(failure(decodeConversation({ messages: "no" })).message, "expected an array")
     assert.deepStrictEqual(failure(decodeConversation([null], { format: formats.canonical })).issues.length > 0, true)
-    assert.deepStrictEqual(failure(decodeConversation([{ role: "wizard", content: "x" }], { format: formats.canonical })).issues.length > 0, true)
+    assert.deepStrictEqual(
+      failure(decodeConversation([{ role: "wizard", content: "x" }], { format: formats.canonical })).issues.length > 0,
+      true
+    )
   })
 
   it("reads request bodies: { messages } and Responses { input }, as text too", () => {

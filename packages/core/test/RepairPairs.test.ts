@@ -1,8 +1,8 @@
 import { formats, type Message, repairPairs, toolGroups, UNKNOWN_OUTCOME_TEXT } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
 import { pipe } from "effect/Function"
+import * as fc from "fast-check"
 
 const messages: ReadonlyArray<Message> = deepFreeze([
   { role: "user", content: "go" },
@@ -31,7 +31,13 @@ describe("repairPairs", () => {
       "b",
       "user"
     ])
-    assert.deepStrictEqual(out[3], { role: "tool", toolCallId: "b", toolName: "cat", content: UNKNOWN_OUTCOME_TEXT, uncertain: true })
+    assert.deepStrictEqual(out[3], {
+      role: "tool",
+      toolCallId: "b",
+      toolName: "cat",
+      content: UNKNOWN_OUTCOME_TEXT,
+      uncertain: true
+    })
     assert.strictEqual(out[0], messages[0])
     assert.strictEqual(out[2], messages[2])
   })
@@ -46,7 +52,11 @@ describe("repairPairs", () => {
 
   it("removes an assistant message left with nothing", () => {
     const input = [
-      { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "ls", arguments: "{}" } }] }
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "a", type: "function", function: { name: "ls", arguments: "{}" } }]
+      }
     ]
     const { changes, messages: out } = repairPairs(input, { dangling: "drop", format: formats.openaiChat })
     assert.deepStrictEqual(out, [])

@@ -1,4 +1,4 @@
-import { formats, type MessageFormat, makeFormat, type Message, toolGroups } from "@ctxkit/core"
+import { formats, makeFormat, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf, groupsFromKeys, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
@@ -67,7 +67,10 @@ describe("toolGroups on hand-written conversations", () => {
     ]
     const { diagnostics, groups } = toolGroups(messages, formats.canonical)
     assert.deepStrictEqual(groups, [[0, 1], [2, 3], [4, 5, 6]])
-    assert.deepStrictEqual(diagnostics.map((d) => d._tag === "ReusedCallId" ? [d.first, d.index] : d._tag), [[0, 2], [2, 4]])
+    assert.deepStrictEqual(diagnostics.map((d) => d._tag === "ReusedCallId" ? [d.first, d.index] : d._tag), [[0, 2], [
+      2,
+      4
+    ]])
   })
 
   it("keeps two unanswered calls with one id together with their results: they cannot be told apart", () => {
@@ -81,7 +84,10 @@ describe("toolGroups on hand-written conversations", () => {
   })
 
   it("groups a message that attaches to the next one with it", () => {
-    interface Item { readonly kind: "reasoning" | "call" | "output" | "text"; readonly id?: string }
+    interface Item {
+      readonly kind: "reasoning" | "call" | "output" | "text"
+      readonly id?: string
+    }
     const items = makeFormat<Item>({
       name: "items",
       role: (m) => m.kind === "output" ? "tool" : m.kind === "text" ? "user" : "assistant",
@@ -133,7 +139,7 @@ describe("toolGroups laws, on generated conversations in every format", () => {
             for (const i of group) assert.strictEqual(groupOf[i], g)
           })
         }),
-        { numRuns: 300 }
+        { numRuns: 1000 }
       )
     })
 

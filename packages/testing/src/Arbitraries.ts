@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import * as fc from "fast-check"
-import type { Rendered, Scenario, ScenarioCall, ScenarioResult, ScenarioTurn } from "./Scenario.ts"
 import { type FormatName, render } from "./Render.ts"
+import type { Rendered, Scenario, ScenarioCall, ScenarioResult, ScenarioTurn } from "./Scenario.ts"
 
 /**
  * What generated scenarios contain. Every feature is on by default except orphans and dangling calls,
@@ -83,7 +83,12 @@ export const text = (options: { readonly huge?: boolean | undefined } = {}): fc.
 }
 
 type Step =
-  | { readonly kind: "system"; readonly text: string; readonly source: "system" | "memory" | "lorebook"; readonly pinned: boolean }
+  | {
+    readonly kind: "system"
+    readonly text: string
+    readonly source: "system" | "memory" | "lorebook"
+    readonly pinned: boolean
+  }
   | { readonly kind: "user"; readonly text: string; readonly pinned: boolean; readonly summary: boolean }
   | {
     readonly kind: "assistant"
@@ -153,7 +158,10 @@ export const scenario = (options: ScenarioOptions = {}): fc.Arbitrary<Scenario> 
         danglingMask: options.dangling === true ? fc.nat(15) : fc.constant(0)
       })
     },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant("deliver" as const), count: fc.integer({ min: 1, max: 3 }) }) }
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant("deliver" as const), count: fc.integer({ min: 1, max: 3 }) })
+    }
   ]
   if (blocks) {
     steps.push({
@@ -184,7 +192,9 @@ const build = (systemText: string, plan: ReadonlyArray<Step>, resultText: string
       .filter((_, i) => (mask & (1 << i)) === 0)
       .map((c, i) => ({ callId: c.id, name: c.name, text: i === 0 ? resultText : `${c.name} ok`, isError: i === 2 }))
   const approvalsFor = (calls: ReadonlyArray<ScenarioCall>): Array<ScenarioTurn> =>
-    calls.flatMap((c) => c.approvalId === undefined ? [] : [{ kind: "approval" as const, approvalId: c.approvalId, approved: true }])
+    calls.flatMap((c) =>
+      c.approvalId === undefined ? [] : [{ kind: "approval" as const, approvalId: c.approvalId, approved: true }]
+    )
   for (const step of plan) {
     switch (step.kind) {
       case "system":
@@ -192,7 +202,10 @@ const build = (systemText: string, plan: ReadonlyArray<Step>, resultText: string
         turns.push(step)
         break
       case "orphan":
-        turns.push({ kind: "results", results: [{ callId: `orphan_${orphanId++}`, name: "read_file", text: step.text, isError: false }] })
+        turns.push({
+          kind: "results",
+          results: [{ callId: `orphan_${orphanId++}`, name: "read_file", text: step.text, isError: false }]
+        })
         break
       case "deliver":
         for (let k = 0; k < step.count && later.length > 0; k++) {

@@ -112,7 +112,9 @@ export const partitionViolations = <M>(input: ReadonlyArray<M>, selection: Selec
   for (const m of sent) {
     const i = take(m, last)
     if (i === -1) {
-      violations.push(`L1: a kept message is not an input message (or is out of order) at kept position ${sent.indexOf(m)}`)
+      violations.push(
+        `L1: a kept message is not an input message (or is out of order) at kept position ${sent.indexOf(m)}`
+      )
       continue
     }
     used[i] = 1

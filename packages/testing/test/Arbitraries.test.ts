@@ -6,8 +6,19 @@ import * as fc from "fast-check"
 describe("scenario arbitrary", () => {
   it("generates every feature the laws need, and unique ids", () => {
     const samples = fc.sample(scenario({ orphans: true, dangling: true }), { numRuns: 400, seed: 42 })
-    let parallel = 0, far = 0, multi = 0, approvals = 0, reasoning = 0, pinned = 0, memory = 0, summaries = 0,
-      orphans = 0, dangling = 0, huge = 0, empty = 0, nonAscii = 0
+    let parallel = 0,
+      far = 0,
+      multi = 0,
+      approvals = 0,
+      reasoning = 0,
+      pinned = 0,
+      memory = 0,
+      summaries = 0,
+      orphans = 0,
+      dangling = 0,
+      huge = 0,
+      empty = 0,
+      nonAscii = 0
     for (const s of samples) {
       const ids = s.turns.flatMap((t) => t.kind === "assistant" ? t.calls.map((c) => c.id) : [])
       assert.strictEqual(new Set(ids).size, ids.length)
@@ -18,7 +29,9 @@ describe("scenario arbitrary", () => {
           if (t.reasoning !== undefined) reasoning++
           if (t.calls.some((c) => c.approvalId !== undefined)) approvals++
           dangling += t.calls.filter((c) => !answered.has(c.id)).length
-          const next = s.turns.slice(i + 1).findIndex((u) => u.kind === "results" && u.results.some((r) => t.calls.some((c) => c.id === r.callId)))
+          const next = s.turns.slice(i + 1).findIndex((u) =>
+            u.kind === "results" && u.results.some((r) => t.calls.some((c) => c.id === r.callId))
+          )
           if (next > 1) far++
         }
         if (t.kind === "results") {
@@ -31,20 +44,37 @@ describe("scenario arbitrary", () => {
         if (t.kind === "user" || t.kind === "assistant") {
           if (t.text.length > 20_000) huge++
           if (t.text === "") empty++
-          if (/[^\x00-\x7f]/.test(t.text)) nonAscii++
+          if ([...t.text].some((c) => (c.codePointAt(0) ?? 0) > 0x7f)) nonAscii++
         }
       })
     }
-    const counts = { parallel, far, multi, approvals, reasoning, pinned, memory, summaries, orphans, dangling, huge, empty, nonAscii }
+    const counts = {
+      parallel,
+      far,
+      multi,
+      approvals,
+      reasoning,
+      pinned,
+      memory,
+      summaries,
+      orphans,
+      dangling,
+      huge,
+      empty,
+      nonAscii
+    }
     for (const [feature, count] of Object.entries(counts)) assert.isAbove(count, 5, feature)
   })
 
   it("generates no orphan or dangling call unless asked", () => {
-    fc.assert(fc.property(scenario(), (s) => {
-      const calls = new Set(s.turns.flatMap((t) => t.kind === "assistant" ? t.calls.map((c) => c.id) : []))
-      const results = s.turns.flatMap((t) => t.kind === "results" ? t.results.map((r) => r.callId) : [])
-      return results.every((id) => calls.has(id)) && [...calls].every((id) => results.includes(id))
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(scenario(), (s) => {
+        const calls = new Set(s.turns.flatMap((t) => t.kind === "assistant" ? t.calls.map((c) => c.id) : []))
+        const results = s.turns.flatMap((t) => t.kind === "results" ? t.results.map((r) => r.callId) : [])
+        return results.every((id) => calls.has(id)) && [...calls].every((id) => results.includes(id))
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it("text covers empty, non-ASCII and huge strings", () => {
@@ -90,10 +120,13 @@ describe("renderers", () => {
     })
 
     it(`${name}: rendered conversations validate in their format`, () => {
-      fc.assert(fc.property(conversation(name), (rendered) => {
-        const format = formats[name] as typeof formats.auto
-        rendered.messages.forEach((m, i) => assert.deepStrictEqual(format.validate(m, `messages[${i}]`), []))
-      }), { numRuns: 100 })
+      fc.assert(
+        fc.property(conversation(name), (rendered) => {
+          const format = formats[name] as typeof formats.auto
+          rendered.messages.forEach((m, i) => assert.deepStrictEqual(format.validate(m, `messages[${i}]`), []))
+        }),
+        { numRuns: 100 }
+      )
     })
   }
 })

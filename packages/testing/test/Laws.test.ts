@@ -23,13 +23,20 @@ describe("law checks catch what they must", () => {
     assert.deepStrictEqual(partitionViolations(input, { kept: input, excluded: [] }), [])
     assert.isNotEmpty(partitionViolations(input, { kept: [call, user, result], excluded: [] }))
     assert.isNotEmpty(partitionViolations(input, { kept: [user], excluded: [call] }))
-    assert.isNotEmpty(partitionViolations(input, { kept: [{ role: "user", content: "hi" }, call, result], excluded: [] }))
+    assert.isNotEmpty(
+      partitionViolations(input, { kept: [{ role: "user", content: "hi" }, call, result], excluded: [] })
+    )
     assert.isNotEmpty(partitionViolations(input, { kept: input, excluded: [user] }))
     // inserted and replaced messages are accounted for
     const note: Message = { role: "user", content: "[Summary]", summary: true }
     const shorter: Message = { role: "tool", toolCallId: "a", content: "…" }
     assert.deepStrictEqual(
-      partitionViolations(input, { kept: [note, call, shorter], excluded: [user], inserted: [note], replaced: [{ original: result, message: shorter }] }),
+      partitionViolations(input, {
+        kept: [note, call, shorter],
+        excluded: [user],
+        inserted: [note],
+        replaced: [{ original: result, message: shorter }]
+      }),
       []
     )
   })
@@ -43,9 +50,20 @@ describe("law checks catch what they must", () => {
 
   it("L3: a rewrite that changes a call id or role", () => {
     const renamed: Message = { role: "tool", toolCallId: "b", content: "x" }
-    assert.isNotEmpty(identityViolations({ kept: [renamed], excluded: [], replaced: [{ original: result, message: renamed }] }, formats.canonical))
+    assert.isNotEmpty(
+      identityViolations(
+        { kept: [renamed], excluded: [], replaced: [{ original: result, message: renamed }] },
+        formats.canonical
+      )
+    )
     const fine: Message = { role: "tool", toolCallId: "a", content: "stub" }
-    assert.deepStrictEqual(identityViolations({ kept: [fine], excluded: [], replaced: [{ original: result, message: fine }] }, formats.canonical), [])
+    assert.deepStrictEqual(
+      identityViolations(
+        { kept: [fine], excluded: [], replaced: [{ original: result, message: fine }] },
+        formats.canonical
+      ),
+      []
+    )
   })
 
   it("L9: mutation, throwing, nondeterminism", () => {

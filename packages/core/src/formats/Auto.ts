@@ -149,7 +149,8 @@ export const detectFormat = (messages: ReadonlyArray<unknown>): MessageFormat<un
 }
 
 const hasCanonicalFields = (message: unknown): boolean =>
-  isRecord(message) && ("toolCalls" in message || "toolCallId" in message || "summary" in message || "source" in message)
+  isRecord(message) &&
+  ("toolCalls" in message || "toolCallId" in message || "summary" in message || "source" in message)
 
 /**
  * The `auto` format: every lens function first detects the message's own format

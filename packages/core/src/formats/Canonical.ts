@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
 import { schemaIssues } from "../internal/issues.ts"
+import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
 import { Message, type SystemSource } from "../Message.ts"
 import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
 
@@ -105,7 +105,9 @@ export const canonical: MessageFormat<Message> = makeFormat<Message>({
     return out
   },
   withText: (message, text) =>
-    withFields(message, { content: replaceContentText(isRecord(message) ? message["content"] : "", text, TEXT, "text") }),
+    withFields(message, {
+      content: replaceContentText(isRecord(message) ? message["content"] : "", text, TEXT, "text")
+    }),
   withResultText: (message, callId, text) =>
     str(message, "toolCallId") === callId
       ? withFields(message, { content: replaceContentText(message.content, text, TEXT, "text") })

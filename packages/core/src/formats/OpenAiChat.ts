@@ -6,17 +6,7 @@
  */
 import type { ConversationIssue } from "../Errors.ts"
 import { describe, issue } from "../internal/issues.ts"
-import {
-  arr,
-  contentText,
-  empty,
-  flag,
-  isRecord,
-  rec,
-  replaceContentText,
-  str,
-  withFields
-} from "../internal/read.ts"
+import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
 import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
 
 /**
@@ -194,7 +184,12 @@ export const openaiChat: MessageFormat<OpenAiChatMessage> = makeFormat<OpenAiCha
       else {
         calls.forEach((call, i) => {
           if (typeof str(call, "id") !== "string") {
-            issues.push(issue(`${path}.tool_calls[${i}].id`, `expected string, got ${describe(isRecord(call) ? call["id"] : call)}`))
+            issues.push(
+              issue(
+                `${path}.tool_calls[${i}].id`,
+                `expected string, got ${describe(isRecord(call) ? call["id"] : call)}`
+              )
+            )
           }
         })
       }

@@ -18,13 +18,30 @@ const session: ReadonlyArray<Message> = deepFreeze([
     providerData: { encrypted: "opaque-blob" }
   },
   { role: "tool", toolCallId: "call_run", toolName: "run_command", content: "1 failed", isError: true },
-  { role: "tool", toolCallId: "call_cfg", content: [{ type: "text", text: "export default {}" }, { type: "image", mime: "image/png" }] },
-  { role: "user", content: "Summary so far: tests fail.", summary: true, meta: { manualExcluded: true, relevance: 0.5 } }
+  {
+    role: "tool",
+    toolCallId: "call_cfg",
+    content: [{ type: "text", text: "export default {}" }, { type: "image", mime: "image/png" }]
+  },
+  {
+    role: "user",
+    content: "Summary so far: tests fail.",
+    summary: true,
+    meta: { manualExcluded: true, relevance: 0.5 }
+  }
 ])
 
 describe("formats.canonical", () => {
   it("reads roles, calls, results and flags", () => {
-    assert.deepStrictEqual(session.map(canonical.role), ["system", "system", "user", "assistant", "tool", "tool", "user"])
+    assert.deepStrictEqual(session.map(canonical.role), [
+      "system",
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "user"
+    ])
     assert.deepStrictEqual(canonical.toolCalls(session[3]!).map((c) => c.id), ["call_run", "call_cfg"])
     assert.deepStrictEqual(canonical.toolResults(session[4]!), [
       { callId: "call_run", name: "run_command", isError: true, text: "1 failed" }
@@ -48,7 +65,10 @@ describe("formats.canonical", () => {
     const shorter = canonical.withText(session[3]!, "Running.")
     assert.deepStrictEqual(shorter, { ...session[3]!, content: [{ type: "text", text: "Running." }] })
     const stub = canonical.withResultText(session[5]!, "call_cfg", "[read earlier]")
-    assert.deepStrictEqual(stub, { ...session[5]!, content: [{ type: "text", text: "[read earlier]" }, { type: "image", mime: "image/png" }] })
+    assert.deepStrictEqual(stub, {
+      ...session[5]!,
+      content: [{ type: "text", text: "[read earlier]" }, { type: "image", mime: "image/png" }]
+    })
     assert.strictEqual(canonical.withResultText(session[5]!, "other", "x"), session[5])
     const withoutRun = canonical.withoutToolParts(session[3]!, new Set(["call_run"]))
     assert.deepStrictEqual<unknown>(withoutRun, {
@@ -71,9 +91,12 @@ describe("formats.canonical", () => {
       role: "system",
       content: "<invariants/>"
     })
-    assert.deepStrictEqual(canonical.makeToolResults(session[3]!, canonical.toolCalls(session[3]!).slice(0, 1), "?", { isError: false }), [
-      { role: "tool", toolCallId: "call_run", toolName: "run_command", content: "?", uncertain: true }
-    ])
+    assert.deepStrictEqual(
+      canonical.makeToolResults(session[3]!, canonical.toolCalls(session[3]!).slice(0, 1), "?", { isError: false }),
+      [
+        { role: "tool", toolCallId: "call_run", toolName: "run_command", content: "?", uncertain: true }
+      ]
+    )
   })
 
   it("validates with paths", () => {
@@ -84,7 +107,11 @@ describe("formats.canonical", () => {
   })
 
   it("is total on garbage", () => {
-    for (const junk of [null, 42, "x", [], {}, { role: "assistant", toolCalls: "nope" }, { content: {} }] as unknown as ReadonlyArray<never>) {
+    for (
+      const junk of [null, 42, "x", [], {}, { role: "assistant", toolCalls: "nope" }, {
+        content: {}
+      }] as unknown as ReadonlyArray<never>
+    ) {
       assert.strictEqual(typeof canonical.role(junk), "string")
       assert.deepStrictEqual(canonical.toolCalls(junk), [])
       assert.strictEqual(typeof canonical.text(junk), "string")

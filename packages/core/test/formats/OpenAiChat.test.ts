@@ -1,11 +1,14 @@
-import { type OpenAiChatMessage, openaiChat, repairPairs, toolGroups } from "@ctxkit/core"
+import { openaiChat, type OpenAiChatMessage, repairPairs, toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 
 // A Chat Completions exchange: developer prompt, parallel calls, a multimodal user turn, a refusal.
 const chat: ReadonlyArray<OpenAiChatMessage> = deepFreeze([
   { role: "developer", content: "Answer in English." },
-  { role: "user", content: [{ type: "text", text: "What is in this repo?" }, { type: "image_url", image_url: { url: "data:," } }] },
+  {
+    role: "user",
+    content: [{ type: "text", text: "What is in this repo?" }, { type: "image_url", image_url: { url: "data:," } }]
+  },
   {
     role: "assistant",
     content: null,
@@ -22,7 +25,15 @@ const chat: ReadonlyArray<OpenAiChatMessage> = deepFreeze([
 
 describe("formats.openaiChat", () => {
   it("reads roles, calls, results, text", () => {
-    assert.deepStrictEqual(chat.map(openaiChat.role), ["system", "user", "assistant", "tool", "tool", "assistant", "user"])
+    assert.deepStrictEqual(chat.map(openaiChat.role), [
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+      "user"
+    ])
     assert.deepStrictEqual(openaiChat.toolCalls(chat[2]!), [
       { id: "call_ls", name: "list_dir", arguments: "{\"path\":\".\"}" },
       { id: "call_pkg", name: "read_file", arguments: "{\"path\":\"package.json\"}" }
@@ -37,8 +48,15 @@ describe("formats.openaiChat", () => {
 
   it("rewrites keep ids and other parts", () => {
     const user = openaiChat.withText(chat[1]!, "What's here?")
-    assert.deepStrictEqual(user.content, [{ type: "text", text: "What's here?" }, { type: "image_url", image_url: { url: "data:," } }])
-    assert.deepStrictEqual(openaiChat.withResultText(chat[3]!, "call_ls", "[stub]"), { role: "tool", tool_call_id: "call_ls", content: "[stub]" })
+    assert.deepStrictEqual(user.content, [{ type: "text", text: "What's here?" }, {
+      type: "image_url",
+      image_url: { url: "data:," }
+    }])
+    assert.deepStrictEqual(openaiChat.withResultText(chat[3]!, "call_ls", "[stub]"), {
+      role: "tool",
+      tool_call_id: "call_ls",
+      content: "[stub]"
+    })
     const one = openaiChat.withoutToolParts(chat[2]!, new Set(["call_ls"]))
     assert.deepStrictEqual(one?.tool_calls?.map((c) => c.id), ["call_pkg"])
     assert.strictEqual(openaiChat.withoutToolParts(chat[2]!, new Set(["call_ls", "call_pkg"])), undefined)
@@ -47,7 +65,13 @@ describe("formats.openaiChat", () => {
   it("repairs a conversation whose last calls never got results", () => {
     const cut = chat.slice(0, 4)
     const { messages } = repairPairs(cut, { format: openaiChat })
-    assert.deepStrictEqual(messages.map((m) => m.tool_call_id ?? m.role), ["developer", "user", "assistant", "call_ls", "call_pkg"])
+    assert.deepStrictEqual(messages.map((m) => m.tool_call_id ?? m.role), [
+      "developer",
+      "user",
+      "assistant",
+      "call_ls",
+      "call_pkg"
+    ])
   })
 
   it("validates with paths and is total on garbage", () => {

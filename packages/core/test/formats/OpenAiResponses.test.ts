@@ -1,5 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
 import { openaiResponses as fmt, type OpenAiResponsesItem, toolGroups } from "@ctxkit/core"
+import { assert, describe, it } from "@effect/vitest"
 
 /** Freezes a value and everything under it, so that any mutation by the lens throws. */
 const deepFreeze = <A>(value: A): A => {
