@@ -228,7 +228,7 @@ const none = (): undefined => undefined
 
 /**
  * Builds a {@link MessageFormat} from the functions that are specific to a wire format. Defaults:
- * `links` from `toolCalls` and `toolResults`; `forEachLink` from `links`; nothing attaches to the next message; nothing is pinned or
+ * `links` from `forEachLink` when given, else from `toolCalls` and `toolResults`; `forEachLink` from `links`; nothing attaches to the next message; nothing is pinned or
  * a summary; a message is protected when pinned, or when it is a system message whose `source` is absent
  * or `"system"`; no id, no source, no metadata.
  *
@@ -266,12 +266,19 @@ export const makeFormat = <M>(spec: FormatSpec<M>): MessageFormat<M> => {
   const role = spec.role
   const toolCalls = spec.toolCalls
   const toolResults = spec.toolResults
-  const links = spec.links ?? ((message: M): ReadonlyArray<Link> => {
-    const out: Array<Link> = []
-    for (const call of toolCalls(message)) out.push({ kind: "call", id: call.id })
-    for (const result of toolResults(message)) out.push({ kind: "result", id: result.callId })
-    return out
-  })
+  const visitLinks = spec.forEachLink
+  const links = spec.links ?? (visitLinks !== undefined
+    ? (message: M): ReadonlyArray<Link> => {
+      const out: Array<Link> = []
+      visitLinks(message, (kind, id) => out.push(kind === "ref" ? { kind, key: id } : { kind, id }))
+      return out
+    }
+    : (message: M): ReadonlyArray<Link> => {
+      const out: Array<Link> = []
+      for (const call of toolCalls(message)) out.push({ kind: "call", id: call.id })
+      for (const result of toolResults(message)) out.push({ kind: "result", id: result.callId })
+      return out
+    })
   return {
     ...spec,
     links,

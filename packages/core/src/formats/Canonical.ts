@@ -4,9 +4,10 @@
  * @since 0.1.0
  */
 import { schemaIssues } from "../internal/issues.ts"
+import { topLevelLinks } from "../internal/links.ts"
 import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
 import { Message, type SystemSource } from "../Message.ts"
-import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
+import { makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
 
 const TEXT = new Set(["text"])
 const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool"])
@@ -50,30 +51,7 @@ export const canonical: MessageFormat<Message> = makeFormat<Message>({
     const role = str(message, "role")
     return role !== undefined && ROLES.has(role) ? role as Role : "user"
   },
-  links: (message): ReadonlyArray<Link> => {
-    const callId = str(message, "toolCallId")
-    if (callId !== undefined) return [{ kind: "result", id: callId }]
-    const calls = arr(message, "toolCalls")
-    if (calls.length === 0) return empty
-    const out: Array<Link> = []
-    for (const call of calls) {
-      const id = str(call, "id")
-      if (id !== undefined) out.push({ kind: "call", id })
-    }
-    return out
-  },
-  forEachLink: (message, visit) => {
-    const m: unknown = message
-    if (!isRecord(m)) return
-    const callId = m["toolCallId"]
-    if (typeof callId === "string") return visit("result", callId)
-    const calls = m["toolCalls"]
-    if (!Array.isArray(calls)) return
-    for (const call of calls) {
-      const id = isRecord(call) ? call["id"] : undefined
-      if (typeof id === "string") visit("call", id)
-    }
-  },
+  forEachLink: topLevelLinks("toolCallId", "toolCalls"),
   toolCalls: readCalls,
   toolResults: (message) => {
     const callId = str(message, "toolCallId")

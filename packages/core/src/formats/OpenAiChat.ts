@@ -6,8 +6,9 @@
  */
 import type { ConversationIssue } from "../Errors.ts"
 import { describe, issue } from "../internal/issues.ts"
+import { topLevelLinks } from "../internal/links.ts"
 import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
-import { type Link, makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
+import { makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
 
 /**
  * A Chat Completions message, structurally: `role` (`system`, `developer`, `user`, `assistant`, `tool`,
@@ -99,30 +100,7 @@ const content = (message: unknown): unknown => isRecord(message) ? message["cont
 export const openaiChat: MessageFormat<OpenAiChatMessage> = makeFormat<OpenAiChatMessage>({
   name: "openaiChat",
   role: roleOf,
-  links: (message): ReadonlyArray<Link> => {
-    const callId = str(message, "tool_call_id")
-    if (callId !== undefined) return [{ kind: "result", id: callId }]
-    const calls = arr(message, "tool_calls")
-    if (calls.length === 0) return empty
-    const out: Array<Link> = []
-    for (const call of calls) {
-      const id = str(call, "id")
-      if (id !== undefined) out.push({ kind: "call", id })
-    }
-    return out
-  },
-  forEachLink: (message, visit) => {
-    const m: unknown = message
-    if (!isRecord(m)) return
-    const callId = m["tool_call_id"]
-    if (typeof callId === "string") return visit("result", callId)
-    const calls = m["tool_calls"]
-    if (!Array.isArray(calls)) return
-    for (const call of calls) {
-      const id = isRecord(call) ? call["id"] : undefined
-      if (typeof id === "string") visit("call", id)
-    }
-  },
+  forEachLink: topLevelLinks("tool_call_id", "tool_calls"),
   toolCalls: readCalls,
   toolResults: (message) => {
     const callId = str(message, "tool_call_id")

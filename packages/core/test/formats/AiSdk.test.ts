@@ -1,15 +1,7 @@
+import { aiSdk as fmt, type AiSdkMessage } from "@ctxkit/core"
+import { toolGroups } from "@ctxkit/core"
+import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { aiSdk as fmt, type AiSdkMessage } from "../../src/formats/AiSdk.ts"
-import { toolGroups } from "../../src/ToolGroups.ts"
-
-/** Freezes a value and everything under it, so that any mutation by the lens throws. */
-const deepFreeze = <A>(value: A): A => {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key])
-  }
-  return value
-}
 
 // A release engineer's session: reasoning before parallel calls (one needing approval), the approval,
 // a result far from its call, a pinned instruction in between, a provider-executed web search answered

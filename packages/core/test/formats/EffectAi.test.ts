@@ -1,16 +1,8 @@
+import { effectAi as fmt, type EffectAiMessage } from "@ctxkit/core"
+import { toolGroups } from "@ctxkit/core"
+import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Prompt } from "effect/ai"
-import { effectAi as fmt, type EffectAiMessage } from "../../src/formats/EffectAi.ts"
-import { toolGroups } from "../../src/ToolGroups.ts"
-
-/** Freezes a value and everything under it, so that any mutation by the lens throws. */
-const deepFreeze = <A>(value: A): A => {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key])
-  }
-  return value
-}
 
 const PART = "~effect/ai/Prompt/Part"
 const MESSAGE = "~effect/ai/Prompt/Message"

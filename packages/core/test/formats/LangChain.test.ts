@@ -1,20 +1,7 @@
+import { langchain as fmt, type LangChainFields, type LangChainMessage, type LangChainToolCall } from "@ctxkit/core"
+import { toolGroups } from "@ctxkit/core"
+import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
-import {
-  langchain as fmt,
-  type LangChainFields,
-  type LangChainMessage,
-  type LangChainToolCall
-} from "../../src/formats/LangChain.ts"
-import { toolGroups } from "../../src/ToolGroups.ts"
-
-/** Freezes a value and everything under it, so that any mutation by the lens throws. */
-const deepFreeze = <A>(value: A): A => {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key])
-  }
-  return value
-}
 
 interface ChunkFields {
   readonly content: ReadonlyArray<unknown>

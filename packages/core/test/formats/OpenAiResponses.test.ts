@@ -1,14 +1,6 @@
 import { openaiResponses as fmt, type OpenAiResponsesItem, toolGroups } from "@ctxkit/core"
+import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
-
-/** Freezes a value and everything under it, so that any mutation by the lens throws. */
-const deepFreeze = <A>(value: A): A => {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key])
-  }
-  return value
-}
 
 // Fixtures are fixed literals: `fixture[i]!` below indexes an element that exists.
 // A release session: developer prompt, a reasoning item before parallel calls, a user turn between a call
