@@ -4,13 +4,15 @@
  * - `floor-read`: one pass reading each message's ids directly (no lens), summing their lengths;
  * - `floor-index`: one pass reading each message's ids and recording each in a `Map<string, number>` — the
  *   least work any id-linking must do.
- * Also `toolGroups` with `formats.auto`, when `@ctxkit/core/formats/Auto` exists, and, for diagnosis,
- * `lens-links`: one pass calling `canonical.links` on each message (what the lens costs before any linking).
+ * - `lens-index`: the same through the format lens (`canonical.forEachLink`) — the floor of any algorithm that
+ *   reads messages through a `MessageFormat` rather than knowing their shape.
+ * Also `toolGroups` with `formats.auto` (per-message format detection).
  *
  * Target: within 2× of `floor-index` at every size, and linear growth. Growth is judged two ways: absolutely
  * (≤ 13 per 10× size: per-element time grows at most 30%) and relative to `floor-index`'s own growth, which
  * shows what the memory hierarchy alone does to a single hashing pass as the data outgrows the caches.
  */
+import { formats } from "@ctxkit/core/Formats"
 import { canonical } from "@ctxkit/core/formats/Canonical"
 import type { Message } from "@ctxkit/core/Message"
 import type { MessageFormat } from "@ctxkit/core/MessageFormat"
@@ -57,47 +59,20 @@ const floorIndex = (messages: ReadonlyArray<Message>): number => {
   return at.size
 }
 
-/** One pass through the lens: the number of links of every message. */
-const lensLinks = (messages: ReadonlyArray<Message>): number => {
-  let count = 0
+/** One pass through the lens, recording every id in a map; the map's size. */
+const lensIndex = (messages: ReadonlyArray<Message>): number => {
+  const at = new Map<string, number>()
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]
-    if (m !== undefined) count += canonical.links(m).length
+    if (m !== undefined) canonical.forEachLink(m, (_kind, id) => at.set(id, i))
   }
-  return count
-}
-
-/** `formats.auto`, when the module exists (it is written in parallel with this benchmark). */
-const loadAuto = async (): Promise<MessageFormat<Message> | undefined> => {
-  // A computed specifier, so that type-checking does not require the module to exist yet.
-  const specifier: string = "@ctxkit/core/formats/Auto"
-  try {
-    const mod: unknown = await import(specifier)
-    if (typeof mod !== "object" || mod === null || !("auto" in mod)) return undefined
-    const auto: unknown = mod.auto
-    if (typeof auto !== "object" || auto === null || !("links" in auto)) return undefined
-    return auto as MessageFormat<Message>
-  } catch {
-    return undefined
-  }
+  return at.size
 }
 
 /** Runs the benchmark. */
 export const run = async (h: Harness): Promise<void> => {
-  const auto = await loadAuto()
-  h.log(
-    auto === undefined
-      ? "formats.auto: @ctxkit/core/formats/Auto not found, case skipped"
-      : "formats.auto: found, measured as toolGroups(auto)",
-    true
-  )
-  const names = [
-    "floor-read",
-    FLOOR,
-    "lens-links",
-    "toolGroups(canonical)",
-    ...(auto === undefined ? [] : ["toolGroups(auto)"])
-  ]
+  const auto = formats.auto as MessageFormat<Message>
+  const names = ["floor-read", FLOOR, "lens-index", "toolGroups(canonical)", "toolGroups(auto)"]
 
   for (const size of SIZES) {
     const messages = generateConversation(size)
@@ -113,10 +88,10 @@ export const run = async (h: Harness): Promise<void> => {
     const cases: Array<Case> = [
       { name: "floor-read", fn: () => floorRead(messages) },
       { name: FLOOR, fn: () => floorIndex(messages) },
-      { name: "lens-links", fn: () => lensLinks(messages) },
-      { name: "toolGroups(canonical)", fn: () => toolGroups(messages, canonical) }
+      { name: "lens-index", fn: () => lensIndex(messages) },
+      { name: "toolGroups(canonical)", fn: () => toolGroups(messages, canonical) },
+      { name: "toolGroups(auto)", fn: () => toolGroups(messages, auto) }
     ]
-    if (auto !== undefined) cases.push({ name: "toolGroups(auto)", fn: () => toolGroups(messages, auto) })
     h.compare({ size, baseline: FLOOR, cases })
   }
 
@@ -131,7 +106,13 @@ export const run = async (h: Harness): Promise<void> => {
       if (r === undefined) continue
       const vsIndex = r.ratios[FLOOR]
       if (vsIndex === undefined || !(vsIndex <= TARGET_RATIO)) withinTarget = false
-      rows.push([caseName, formatSize(size), formatRatio(r.ratios["floor-read"]), formatRatio(vsIndex)])
+      rows.push([
+        caseName,
+        formatSize(size),
+        formatRatio(r.ratios["floor-read"]),
+        formatRatio(vsIndex),
+        formatRatio(r.ratios["lens-index"])
+      ])
     }
     const steps = h.growth(caseName).filter((s) => s.growth !== undefined)
     const floorSteps = h.growth(FLOOR)
@@ -153,7 +134,8 @@ export const run = async (h: Harness): Promise<void> => {
     "case",
     "size",
     "vs floor-read",
-    `vs ${FLOOR}`
+    `vs ${FLOOR}`,
+    "vs lens-index"
   ], rows)
   h.printGrowth(names)
   h.log("")

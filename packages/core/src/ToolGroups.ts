@@ -254,21 +254,20 @@ export const toolGroups = <M = unknown>(
   if (dangling.length > 1) dangling.sort((a, b) => a.index - b.index)
   for (const d of dangling) diagnostics.push(d)
 
-  // Number groups by first member; roots are always the smallest index of their set.
-  const groupOfRoot = new Int32Array(n).fill(-1)
+  // Number groups by first member. A root is always the smallest index of its set, so when message i is
+  // not a root, its root came earlier and already has a group.
   const groupOf: Array<number> = []
   const groups: Array<Array<number>> = []
   for (let i = 0; i < n; i++) {
-    const root = find(i)
-    let g = groupOfRoot[root]!
-    if (g === -1) {
-      g = groups.length
-      groupOfRoot[root] = g
+    const root = parent[i] === i ? i : find(i)
+    if (root === i) {
+      groupOf.push(groups.length)
       groups.push([i])
     } else {
+      const g = groupOf[root]!
+      groupOf.push(g)
       groups[g]!.push(i)
     }
-    groupOf.push(g)
   }
   return { groups, groupOf, diagnostics }
 }
