@@ -4,29 +4,10 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import type { ConversationIssue } from "../Errors.ts"
-import { describe, issue, schemaIssues } from "../internal/issues.ts"
-import {
-  arr,
-  contentText,
-  empty,
-  flag,
-  isRecord,
-  joinText,
-  jsonText,
-  rec,
-  replaceContentText,
-  str,
-  withFields
-} from "../internal/read.ts"
-import {
-  type Link,
-  makeFormat,
-  type MessageFormat,
-  type Role,
-  type ToolCallInfo,
-  type ToolResultInfo
-} from "../MessageFormat.ts"
+import { schemaIssues } from "../internal/issues.ts"
+import { type Check, makePartsFormat, TEXT } from "../internal/partsLens.ts"
+import { arr, contentText, flag, isRecord, jsonText, str, withFields } from "../internal/read.ts"
+import type { MessageFormat } from "../MessageFormat.ts"
 
 /**
  * The `output` of an AI SDK tool result: `{ type: "text" | "error-text", value: string }`,
@@ -129,36 +110,9 @@ export interface AiSdkMessage {
   readonly pinned?: boolean | undefined
 }
 
-const TEXT: ReadonlySet<string> = new Set(["text"])
-
-const contentOf = (message: unknown): unknown => isRecord(message) ? message["content"] : undefined
-
-const ctxkitOptions = (message: unknown): Readonly<Record<string, unknown>> | undefined =>
-  rec(rec(message, "providerOptions"), "ctxkit")
-
-const roleOf = (message: unknown): Role => {
-  switch (str(message, "role")) {
-    case "system":
-      return "system"
-    case "assistant":
-      return "assistant"
-    case "tool":
-      return "tool"
-    default:
-      return "user"
-  }
-}
-
 /** The call's input: v5's `input`, else v4's `args`. */
 const inputOf = (part: Readonly<Record<string, unknown>>): unknown =>
   part["input"] !== undefined ? part["input"] : part["args"]
-
-const callOf = (part: unknown): ToolCallInfo | undefined => {
-  if (str(part, "type") !== "tool-call") return undefined
-  const id = str(part, "toolCallId")
-  if (id === undefined || !isRecord(part)) return undefined
-  return { id, name: str(part, "toolName") ?? "", arguments: jsonText(inputOf(part)) }
-}
 
 /** Error flag and text of a tool-result part's `output` (v5+) or `result` (v4). */
 const outcome = (part: Readonly<Record<string, unknown>>): { readonly isError: boolean; readonly text: string } => {
@@ -183,36 +137,6 @@ const outcome = (part: Readonly<Record<string, unknown>>): { readonly isError: b
   }
 }
 
-const resultOf = (part: unknown): ToolResultInfo | undefined => {
-  if (str(part, "type") !== "tool-result") return undefined
-  const callId = str(part, "toolCallId")
-  if (callId === undefined || !isRecord(part)) return undefined
-  const { isError, text } = outcome(part)
-  return { callId, name: str(part, "toolName"), isError, text }
-}
-
-const readCalls = (message: unknown): ReadonlyArray<ToolCallInfo> => {
-  const parts = arr(message, "content")
-  if (parts.length === 0) return empty
-  let out: Array<ToolCallInfo> | undefined
-  for (const part of parts) {
-    const call = callOf(part)
-    if (call !== undefined) (out ??= []).push(call)
-  }
-  return out ?? empty
-}
-
-const readResults = (message: unknown): ReadonlyArray<ToolResultInfo> => {
-  const parts = arr(message, "content")
-  if (parts.length === 0) return empty
-  let out: Array<ToolResultInfo> | undefined
-  for (const part of parts) {
-    const result = resultOf(part)
-    if (result !== undefined) (out ??= []).push(result)
-  }
-  return out ?? empty
-}
-
 /** A tool-result part answering with `text`, keeping its error-ness and its other fields. */
 const rewriteResult = (part: Readonly<Record<string, unknown>>, text: string): Readonly<Record<string, unknown>> => {
   const output = part["output"]
@@ -225,12 +149,6 @@ const rewriteResult = (part: Readonly<Record<string, unknown>>, text: string): R
   }
   if (output === undefined && "result" in part) return withFields(part, { result: text })
   return withFields(part, { output: { type: "text", value: text } })
-}
-
-/** A part that carries nothing once its siblings are gone: empty text, or reasoning alone. */
-const isFiller = (part: unknown): boolean => {
-  const type = str(part, "type")
-  return type === "reasoning" || (type === "text" && (str(part, "text") ?? "") === "")
 }
 
 const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
@@ -274,7 +192,7 @@ const ApprovalResponse = Schema.Struct({
   reason: Schema.optional(Schema.String)
 })
 
-const validators: ReadonlyMap<string, (input: unknown, base: string) => ReadonlyArray<ConversationIssue>> = new Map([
+const validators: ReadonlyMap<string, Check> = new Map([
   ["system", schemaIssues(Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }))],
   [
     "user",
@@ -335,165 +253,36 @@ const validators: ReadonlyMap<string, (input: unknown, base: string) => Readonly
  * @category formats
  * @since 0.1.0
  */
-export const aiSdk: MessageFormat<AiSdkMessage> = makeFormat<AiSdkMessage>({
+export const aiSdk: MessageFormat<AiSdkMessage> = makePartsFormat<AiSdkMessage>({
   name: "aiSdk",
-  role: roleOf,
-  links: (message): ReadonlyArray<Link> => {
-    const parts = arr(message, "content")
-    if (parts.length === 0) return empty
-    let out: Array<Link> | undefined
-    for (const part of parts) {
-      switch (str(part, "type")) {
-        case "tool-call": {
-          const id = str(part, "toolCallId")
-          if (id !== undefined) (out ??= []).push({ kind: "call", id }, { kind: "ref", key: `call:${id}` })
-          break
-        }
-        case "tool-result": {
-          const id = str(part, "toolCallId")
-          if (id !== undefined) (out ??= []).push({ kind: "result", id })
-          break
-        }
-        case "tool-approval-request": {
-          const approvalId = str(part, "approvalId")
-          const callId = str(part, "toolCallId")
-          if (approvalId !== undefined) (out ??= []).push({ kind: "ref", key: `approval:${approvalId}` })
-          if (callId !== undefined) (out ??= []).push({ kind: "ref", key: `call:${callId}` })
-          break
-        }
-        case "tool-approval-response": {
-          const approvalId = str(part, "approvalId")
-          if (approvalId !== undefined) (out ??= []).push({ kind: "ref", key: `approval:${approvalId}` })
-          break
-        }
-      }
-    }
-    return out ?? empty
-  },
-  toolCalls: readCalls,
-  toolResults: readResults,
-  isPinned: (message) => flag(message, "pinned") || flag(ctxkitOptions(message), "pinned"),
-  isSummary: (message) => flag(ctxkitOptions(message), "summary"),
-  id: (message) => str(message, "id") ?? str(ctxkitOptions(message), "id"),
-  meta: ctxkitOptions,
-  text: (message) => {
-    const content = contentOf(message)
-    if (!Array.isArray(content)) return typeof content === "string" ? content : ""
-    const pieces: Array<string> = []
-    for (const part of content) {
-      switch (str(part, "type")) {
-        case "text":
-        case "reasoning":
-          pieces.push(str(part, "text") ?? "")
-          break
-        case "tool-call": {
-          const call = callOf(part)
-          if (call !== undefined) pieces.push(call.name + " " + call.arguments)
-          break
-        }
-        case "tool-result": {
-          const result = resultOf(part)
-          if (result !== undefined) pieces.push(result.text)
-          break
-        }
-        case "tool-approval-response":
-          pieces.push(str(part, "reason") ?? "")
-          break
-      }
-    }
-    return joinText(pieces)
-  },
-  withText: (message, text) => {
-    const content = contentOf(message)
-    if (roleOf(message) === "tool") {
-      // Tool messages hold no text parts: their text is their results'. The first result takes the text and
-      // the others are emptied, so that `text(withText(m, t))` is `t` and every call keeps an answer.
-      if (!Array.isArray(content) || !content.some((part) => str(part, "type") === "tool-result")) return message
-      let first = true
-      return withFields(message, {
-        content: content.map((part) => {
-          if (!isRecord(part) || part["type"] !== "tool-result") return part
-          const next = rewriteResult(part, first ? text : "")
-          first = false
-          return next
-        })
-      })
-    }
-    return withFields(message, { content: replaceContentText(content, text, TEXT, "text") })
-  },
-  withResultText: (message, callId, text) => {
-    const content = contentOf(message)
-    if (!Array.isArray(content)) return message
-    let changed = false
-    const next = content.map((part) => {
-      if (!isRecord(part) || part["type"] !== "tool-result" || part["toolCallId"] !== callId) return part
-      changed = true
-      return rewriteResult(part, text)
-    })
-    return changed ? withFields(message, { content: next }) : message
-  },
-  withoutToolParts: (message, callIds) => {
-    const content = contentOf(message)
-    if (!Array.isArray(content)) return message
-    const approvals = new Set<string>()
-    for (const part of content) {
-      if (str(part, "type") !== "tool-approval-request") continue
-      const approvalId = str(part, "approvalId")
-      if (approvalId !== undefined && callIds.has(str(part, "toolCallId") ?? "")) approvals.add(approvalId)
-    }
-    const remaining = content.filter((part) => {
-      switch (str(part, "type")) {
-        case "tool-call":
-        case "tool-result":
-          return !callIds.has(str(part, "toolCallId") ?? "")
-        case "tool-approval-request":
-          return !callIds.has(str(part, "toolCallId") ?? "")
-        case "tool-approval-response":
-          return !approvals.has(str(part, "approvalId") ?? "")
-        default:
-          return true
-      }
-    })
-    if (remaining.length === content.length) return message
-    if (remaining.every(isFiller)) return undefined
-    return withFields(message, { content: remaining })
-  },
-  makeNote: (text, options) => {
-    const ctxkit = {
-      ...(options.kind === "summary" ? { summary: true } : {}),
-      ...(options.id === undefined ? {} : { id: options.id })
-    }
-    return {
-      role: options.role,
-      content: text,
-      ...(Object.keys(ctxkit).length === 0 ? {} : { providerOptions: { ctxkit } })
-    }
-  },
-  makeToolResults: (issuer, calls, text, options) => {
-    if (calls.length === 0) return empty
+  idKey: "toolCallId",
+  nameKey: "toolName",
+  optionsKey: "providerOptions",
+  callArguments: inputOf,
+  outcome,
+  rewriteResult,
+  textPart: (text) => ({ type: "text", text }),
+  note: (text, role, ctxkit) => ({
+    role,
+    content: text,
+    ...(ctxkit === undefined ? {} : { providerOptions: { ctxkit } })
+  }),
+  resultMessage: (issuer, calls, text, isError) => {
     // Answer in the issuer's dialect: v4 calls (`args`, no `input`) get v4 results (`result`, `isError`).
     const v4 = arr(issuer, "content").some((part) =>
       str(part, "type") === "tool-call" && isRecord(part) && "args" in part && !("input" in part)
     )
     const content = calls.map((call): AiSdkPart =>
       v4
-        ? { type: "tool-result", toolCallId: call.id, toolName: call.name, result: text, isError: options.isError }
+        ? { type: "tool-result", toolCallId: call.id, toolName: call.name, result: text, isError }
         : {
           type: "tool-result",
           toolCallId: call.id,
           toolName: call.name,
-          output: { type: options.isError ? "error-text" : "text", value: text }
+          output: { type: isError ? "error-text" : "text", value: text }
         }
     )
-    return [{ role: "tool", content }]
+    return { role: "tool", content }
   },
-  validate: (message, path) => {
-    if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
-    const role = message["role"]
-    const check = typeof role === "string" ? validators.get(role) : undefined
-    if (check === undefined) {
-      return [issue(`${path}.role`, `expected "system", "user", "assistant" or "tool", got ${describe(role)}`)]
-    }
-    return check(message, path)
-  }
+  checks: validators
 })

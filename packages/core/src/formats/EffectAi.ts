@@ -6,17 +6,10 @@
  */
 import * as Prompt from "effect/ai/Prompt"
 import * as Schema from "effect/Schema"
-import type { ConversationIssue } from "../Errors.ts"
-import { describe, issue, schemaIssues } from "../internal/issues.ts"
-import { arr, contentText, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "../internal/read.ts"
-import {
-  type Link,
-  makeFormat,
-  type MessageFormat,
-  type Role,
-  type ToolCallInfo,
-  type ToolResultInfo
-} from "../MessageFormat.ts"
+import { schemaIssues } from "../internal/issues.ts"
+import { type Check, makePartsFormat, TEXT } from "../internal/partsLens.ts"
+import { contentText, flag, isRecord, jsonText, withFields } from "../internal/read.ts"
+import type { MessageFormat } from "../MessageFormat.ts"
 
 /**
  * One content part of an `effect/ai` prompt message, structurally: `text`, `file`, `reasoning`,
@@ -106,38 +99,11 @@ export interface EffectAiMessage {
 const PART_MARKER = "~effect/ai/Prompt/Part" as const
 const MESSAGE_MARKER = "~effect/ai/Prompt/Message" as const
 
-const TEXT: ReadonlySet<string> = new Set(["text"])
-
-const contentOf = (message: unknown): unknown => isRecord(message) ? message["content"] : undefined
-
-const ctxkitOptions = (message: unknown): Readonly<Record<string, unknown>> | undefined =>
-  rec(rec(message, "options"), "ctxkit")
-
 /** Decoded messages carry the message marker; their new parts must carry the part marker. */
 const isDecoded = (message: unknown): boolean => isRecord(message) && message[MESSAGE_MARKER] === MESSAGE_MARKER
 
 const textPart = (decoded: boolean, text: string): EffectAiPart =>
   decoded ? { [PART_MARKER]: PART_MARKER, type: "text", text, options: {} } : { type: "text", text }
-
-const roleOf = (message: unknown): Role => {
-  switch (str(message, "role")) {
-    case "system":
-      return "system"
-    case "assistant":
-      return "assistant"
-    case "tool":
-      return "tool"
-    default:
-      return "user"
-  }
-}
-
-const callOf = (part: unknown): ToolCallInfo | undefined => {
-  if (str(part, "type") !== "tool-call") return undefined
-  const id = str(part, "id")
-  if (id === undefined || !isRecord(part)) return undefined
-  return { id, name: str(part, "name") ?? "", arguments: jsonText(part["params"]) }
-}
 
 /** What the model reads of a result: its `modelOutput` text when it has one, else its `result` as JSON. */
 const resultText = (part: Readonly<Record<string, unknown>>): string => {
@@ -146,79 +112,26 @@ const resultText = (part: Readonly<Record<string, unknown>>): string => {
   return jsonText(part["result"])
 }
 
-const resultOf = (part: unknown): ToolResultInfo | undefined => {
-  if (str(part, "type") !== "tool-result") return undefined
-  const callId = str(part, "id")
-  if (callId === undefined || !isRecord(part)) return undefined
-  return { callId, name: str(part, "name"), isError: flag(part, "isFailure"), text: resultText(part) }
-}
-
-const readCalls = (message: unknown): ReadonlyArray<ToolCallInfo> => {
-  const parts = arr(message, "content")
-  if (parts.length === 0) return empty
-  let out: Array<ToolCallInfo> | undefined
-  for (const part of parts) {
-    const call = callOf(part)
-    if (call !== undefined) (out ??= []).push(call)
-  }
-  return out ?? empty
-}
-
-const readResults = (message: unknown): ReadonlyArray<ToolResultInfo> => {
-  const parts = arr(message, "content")
-  if (parts.length === 0) return empty
-  let out: Array<ToolResultInfo> | undefined
-  for (const part of parts) {
-    const result = resultOf(part)
-    if (result !== undefined) (out ??= []).push(result)
-  }
-  return out ?? empty
-}
-
 /** A tool-result part answering with `text`; a `modelOutput` becomes that one text part. */
-const rewriteResult = (part: Readonly<Record<string, unknown>>, text: string, decoded: boolean): unknown =>
+const rewriteResult = (part: Readonly<Record<string, unknown>>, text: string, message: unknown): unknown =>
   withFields(part, {
     result: text,
-    modelOutput: Array.isArray(part["modelOutput"]) ? [textPart(decoded, text)] : undefined
+    modelOutput: Array.isArray(part["modelOutput"]) ? [textPart(isDecoded(message), text)] : undefined
   })
-
-/** Content with its text parts collapsed into one carrying `text`, the other parts in place. */
-const replaceText = (content: unknown, text: string, decoded: boolean): unknown => {
-  if (!Array.isArray(content)) return text
-  const out: Array<unknown> = []
-  let placed = false
-  for (const part of content) {
-    if (str(part, "type") !== "text") out.push(part)
-    else if (!placed) {
-      out.push(withFields(part, { text }))
-      placed = true
-    }
-  }
-  if (!placed) out.push(textPart(decoded, text))
-  return out
-}
-
-/** A part that carries nothing once its siblings are gone: empty text, or reasoning alone. */
-const isFiller = (part: unknown): boolean => {
-  const type = str(part, "type")
-  return type === "reasoning" || (type === "text" && (str(part, "text") ?? "") === "")
-}
-
-type Check = (input: unknown, base: string) => ReadonlyArray<ConversationIssue>
 
 // Encoded messages are checked against the codec's encoded side, decoded ones against its type side (a
 // decoded file part's Uint8Array data would not decode again).
-const checks: ReadonlyMap<string, { readonly encoded: Check; readonly decoded: Check }> = new Map([
-  ["system", {
-    encoded: schemaIssues(Prompt.SystemMessage),
-    decoded: schemaIssues(Schema.toType(Prompt.SystemMessage))
-  }],
-  ["user", { encoded: schemaIssues(Prompt.UserMessage), decoded: schemaIssues(Schema.toType(Prompt.UserMessage)) }],
-  [
-    "assistant",
-    { encoded: schemaIssues(Prompt.AssistantMessage), decoded: schemaIssues(Schema.toType(Prompt.AssistantMessage)) }
-  ],
-  ["tool", { encoded: schemaIssues(Prompt.ToolMessage), decoded: schemaIssues(Schema.toType(Prompt.ToolMessage)) }]
+const bothForms = <S extends Schema.Top>(schema: S): Check => {
+  const encoded = schemaIssues(schema)
+  const decoded = schemaIssues(Schema.toType(schema))
+  return (input, base) => isDecoded(input) ? decoded(input, base) : encoded(input, base)
+}
+
+const checks: ReadonlyMap<string, Check> = new Map([
+  ["system", bothForms(Prompt.SystemMessage)],
+  ["user", bothForms(Prompt.UserMessage)],
+  ["assistant", bothForms(Prompt.AssistantMessage)],
+  ["tool", bothForms(Prompt.ToolMessage)]
 ])
 
 /**
@@ -253,166 +166,35 @@ const checks: ReadonlyMap<string, { readonly encoded: Check; readonly decoded: C
  * @category formats
  * @since 0.1.0
  */
-export const effectAi: MessageFormat<EffectAiMessage> = makeFormat<EffectAiMessage>({
+export const effectAi: MessageFormat<EffectAiMessage> = makePartsFormat<EffectAiMessage>({
   name: "effectAi",
-  role: roleOf,
-  links: (message): ReadonlyArray<Link> => {
-    const parts = arr(message, "content")
-    if (parts.length === 0) return empty
-    let out: Array<Link> | undefined
-    for (const part of parts) {
-      switch (str(part, "type")) {
-        case "tool-call": {
-          const id = str(part, "id")
-          if (id !== undefined) (out ??= []).push({ kind: "call", id }, { kind: "ref", key: `call:${id}` })
-          break
-        }
-        case "tool-result": {
-          const id = str(part, "id")
-          if (id !== undefined) (out ??= []).push({ kind: "result", id })
-          break
-        }
-        case "tool-approval-request": {
-          const approvalId = str(part, "approvalId")
-          const callId = str(part, "toolCallId")
-          if (approvalId !== undefined) (out ??= []).push({ kind: "ref", key: `approval:${approvalId}` })
-          if (callId !== undefined) (out ??= []).push({ kind: "ref", key: `call:${callId}` })
-          break
-        }
-        case "tool-approval-response": {
-          const approvalId = str(part, "approvalId")
-          if (approvalId !== undefined) (out ??= []).push({ kind: "ref", key: `approval:${approvalId}` })
-          break
-        }
-      }
-    }
-    return out ?? empty
-  },
-  toolCalls: readCalls,
-  toolResults: readResults,
-  isPinned: (message) => flag(message, "pinned") || flag(ctxkitOptions(message), "pinned"),
-  isSummary: (message) => flag(ctxkitOptions(message), "summary"),
-  id: (message) => str(message, "id") ?? str(ctxkitOptions(message), "id"),
-  meta: ctxkitOptions,
-  text: (message) => {
-    const content = contentOf(message)
-    if (!Array.isArray(content)) return typeof content === "string" ? content : ""
-    const pieces: Array<string> = []
-    for (const part of content) {
-      switch (str(part, "type")) {
-        case "text":
-        case "reasoning":
-          pieces.push(str(part, "text") ?? "")
-          break
-        case "tool-call": {
-          const call = callOf(part)
-          if (call !== undefined) pieces.push(call.name + " " + call.arguments)
-          break
-        }
-        case "tool-result": {
-          const result = resultOf(part)
-          if (result !== undefined) pieces.push(result.text)
-          break
-        }
-        case "tool-approval-response":
-          pieces.push(str(part, "reason") ?? "")
-          break
-      }
-    }
-    return joinText(pieces)
-  },
-  withText: (message, text) => {
-    const content = contentOf(message)
-    const decoded = isDecoded(message)
-    if (roleOf(message) === "tool") {
-      // Tool messages hold no text parts: their text is their results'. The first result takes the text and
-      // the others are emptied, so that `text(withText(m, t))` is `t` and every call keeps an answer.
-      if (!Array.isArray(content) || !content.some((part) => str(part, "type") === "tool-result")) return message
-      let first = true
-      return withFields(message, {
-        content: content.map((part) => {
-          if (!isRecord(part) || part["type"] !== "tool-result") return part
-          const next = rewriteResult(part, first ? text : "", decoded)
-          first = false
-          return next
-        })
-      })
-    }
-    return withFields(message, { content: replaceText(content, text, decoded) })
-  },
-  withResultText: (message, callId, text) => {
-    const content = contentOf(message)
-    if (!Array.isArray(content)) return message
-    const decoded = isDecoded(message)
-    let changed = false
-    const next = content.map((part) => {
-      if (!isRecord(part) || part["type"] !== "tool-result" || part["id"] !== callId) return part
-      changed = true
-      return rewriteResult(part, text, decoded)
-    })
-    return changed ? withFields(message, { content: next }) : message
-  },
-  withoutToolParts: (message, callIds) => {
-    const content = contentOf(message)
-    if (!Array.isArray(content)) return message
-    const approvals = new Set<string>()
-    for (const part of content) {
-      if (str(part, "type") !== "tool-approval-request") continue
-      const approvalId = str(part, "approvalId")
-      if (approvalId !== undefined && callIds.has(str(part, "toolCallId") ?? "")) approvals.add(approvalId)
-    }
-    const remaining = content.filter((part) => {
-      switch (str(part, "type")) {
-        case "tool-call":
-        case "tool-result":
-          return !callIds.has(str(part, "id") ?? "")
-        case "tool-approval-request":
-          return !callIds.has(str(part, "toolCallId") ?? "")
-        case "tool-approval-response":
-          return !approvals.has(str(part, "approvalId") ?? "")
-        default:
-          return true
-      }
-    })
-    if (remaining.length === content.length) return message
-    if (remaining.every(isFiller)) return undefined
-    return withFields(message, { content: remaining })
-  },
-  makeNote: (text, options) => {
-    const ctxkit = {
-      ...(options.kind === "summary" ? { summary: true } : {}),
-      ...(options.id === undefined ? {} : { id: options.id })
-    }
-    return {
-      [MESSAGE_MARKER]: MESSAGE_MARKER,
-      role: options.role,
-      content: options.role === "system" ? text : [textPart(true, text)],
-      options: Object.keys(ctxkit).length === 0 ? {} : { ctxkit }
-    }
-  },
-  makeToolResults: (issuer, calls, text, options) => {
-    if (calls.length === 0) return empty
+  idKey: "id",
+  nameKey: "name",
+  optionsKey: "options",
+  callArguments: (part) => part["params"],
+  outcome: (part) => ({ isError: flag(part, "isFailure"), text: resultText(part) }),
+  rewriteResult,
+  textPart: (text, message) => textPart(isDecoded(message), text),
+  note: (text, role, ctxkit) => ({
+    [MESSAGE_MARKER]: MESSAGE_MARKER,
+    role,
+    content: role === "system" ? text : [textPart(true, text)],
+    options: ctxkit === undefined ? {} : { ctxkit }
+  }),
+  resultMessage: (issuer, calls, text, isError) => {
     const decoded = isDecoded(issuer)
     const content = calls.map((call): EffectAiPart => ({
       ...(decoded ? { [PART_MARKER]: PART_MARKER, options: {} } : {}),
       type: "tool-result",
       id: call.id,
       name: call.name,
-      isFailure: options.isError,
+      isFailure: isError,
       result: text,
       providerExecuted: false
     }))
-    return [
-      decoded ? { [MESSAGE_MARKER]: MESSAGE_MARKER, role: "tool", content, options: {} } : { role: "tool", content }
-    ]
+    return decoded
+      ? { [MESSAGE_MARKER]: MESSAGE_MARKER, role: "tool", content, options: {} }
+      : { role: "tool", content }
   },
-  validate: (message, path) => {
-    if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
-    const role = message["role"]
-    const check = typeof role === "string" ? checks.get(role) : undefined
-    if (check === undefined) {
-      return [issue(`${path}.role`, `expected "system", "user", "assistant" or "tool", got ${describe(role)}`)]
-    }
-    return isDecoded(message) ? check.decoded(message, path) : check.encoded(message, path)
-  }
+  checks
 })
