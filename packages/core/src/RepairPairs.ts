@@ -180,6 +180,8 @@ export interface RepairResult<M> {
 }
 
 const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): RepairResult<M> => {
+  // Not a conversation at all (a JavaScript caller's mistake): nothing to repair, nothing to lose.
+  if (!Array.isArray(messages)) return { messages: [], changes: [], diagnostics: [] }
   const format = options.format ?? (auto as unknown as MessageFormat<M>)
   const dangling = options.dangling ?? "stub"
   const orphans = options.orphans ?? "drop"
@@ -281,6 +283,6 @@ export const repairPairs: {
   ): RepairResult<M>
   <M>(messages: ReadonlyArray<M>, options?: AutoRepairOptions): RepairResult<M>
 } = dual(
-  (args: IArguments) => Array.isArray(args[0]),
+  (args: IArguments) => args.length >= 2 || Array.isArray(args[0]),
   <M>(messages: ReadonlyArray<M>, options?: RepairOptions<M>): RepairResult<M> => repair(messages, options)
 )
