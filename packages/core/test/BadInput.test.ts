@@ -54,9 +54,12 @@ describe("every lens is total on hostile values", () => {
         format.validate(m, "messages[0]")
       }
       for (const m of hostile) assert.doesNotThrow(() => exercise(m))
-      fc.assert(fc.property(fc.anything({ maxDepth: 4, withNullPrototype: true, withBigInt: true }), (m) => {
-        exercise(m)
-      }), { numRuns: 300 })
+      fc.assert(
+        fc.property(fc.anything({ maxDepth: 4, withNullPrototype: true, withBigInt: true }), (m) => {
+          exercise(m)
+        }),
+        { numRuns: 300 }
+      )
     })
   }
 })
@@ -85,7 +88,11 @@ describe("public functions on hostile conversations", () => {
   it("a 50 MB message is grouped, repaired and decoded without copying it", () => {
     const huge = "y".repeat(50 * 1024 * 1024)
     const messages = [
-      { role: "assistant", content: huge, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] }
+      {
+        role: "assistant",
+        content: huge,
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }]
+      }
     ]
     assert.deepStrictEqual(toolGroups(messages, formats.openaiChat).diagnostics.map((d) => d._tag), ["DanglingCall"])
     const repaired = repairPairs(messages, { format: formats.openaiChat })
@@ -95,15 +102,18 @@ describe("public functions on hostile conversations", () => {
 
   for (const name of formatNames) {
     it(`${name}: duplicate ids, orphans and dangling calls are diagnostics, not exceptions`, () => {
-      fc.assert(fc.property(conversation(name, { orphans: true, dangling: true }), (rendered) => {
-        // Doubling the conversation reuses every id.
-        const doubled = deepFreeze([...rendered.messages, ...rendered.messages])
-        const format = formats[name] as MessageFormat<unknown>
-        const { diagnostics } = toolGroups(doubled, format)
-        const calls = rendered.messages.reduce<number>((n, m) => n + format.toolCalls(m).length, 0)
-        assert.strictEqual(diagnostics.filter((d) => d._tag === "ReusedCallId").length, calls)
-        assert.doesNotThrow(() => repairPairs(doubled, { format }))
-      }), { numRuns: 100 })
+      fc.assert(
+        fc.property(conversation(name, { orphans: true, dangling: true }), (rendered) => {
+          // Doubling the conversation reuses every id.
+          const doubled = deepFreeze([...rendered.messages, ...rendered.messages])
+          const format = formats[name] as MessageFormat<unknown>
+          const { diagnostics } = toolGroups(doubled, format)
+          const calls = rendered.messages.reduce<number>((n, m) => n + format.toolCalls(m).length, 0)
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "ReusedCallId").length, calls)
+          assert.doesNotThrow(() => repairPairs(doubled, { format }))
+        }),
+        { numRuns: 100 }
+      )
     })
   }
 })

@@ -1,0 +1,154 @@
+/**
+ * The data the overflow detector works on: its immutable state, what it observes for each response, why it
+ * is reset, and what one observation returns.
+ *
+ * @since 0.1.0
+ */
+import type { TokenCounter } from "@ctxkit/budget"
+import * as Schema from "effect/Schema"
+import { RequestSample } from "./LooksTruncated.ts"
+import { type OverflowVerdict, RequestKind } from "./OverflowVerdict.ts"
+
+/**
+ * The overflow detector's state. Immutable: `OverflowDetector.observe` returns a new one.
+ *
+ * Two kinds of knowledge live here. About the CONVERSATION: `lastGood`, the last request that did not look
+ * truncated, the baseline of the growth signal; forgotten on compaction, clearing and model change. About the
+ * MODEL and its server: the template overhead learned from good requests (exact counters only), the largest
+ * prompt the server processed and the smallest request that did not fit; forgotten on a model change only.
+ *
+ * Plain data (a Schema struct), so it can be stored with a session and decoded back.
+ *
+ * @example
+ * ```ts
+ * import { OverflowDetector, OverflowDetectorState } from "@ctxkit/overflow"
+ * import * as Schema from "effect/Schema"
+ *
+ * const stored = JSON.stringify(OverflowDetector.initial())
+ * const state = Schema.decodeUnknownSync(OverflowDetectorState)(JSON.parse(stored))
+ * state.lastGood // null
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const OverflowDetectorState = Schema.Struct({
+  /** The id of the counter the estimates come from (`approximate-chars-v1`, `o200k_base`, …). */
+  counter: Schema.String,
+  /** The estimates are exact counts for the served model: the exact-counter rules apply. */
+  exact: Schema.Boolean,
+  /** The last request of this conversation that did not look truncated: the growth baseline. */
+  lastGood: Schema.NullOr(RequestSample),
+  /**
+   * Exact counters only: the lowest `reported − exact` seen on a good request of this model (negative when
+   * the chat template drops content, such as earlier reasoning).
+   */
+  overhead: Schema.NullOr(Schema.Number),
+  /** The largest prompt (tokens) the server reported processing for this model; 0 when none yet. */
+  largestPrompt: Schema.Number,
+  /** The approximate size (server tokens) of the smallest request of this model that looked truncated. */
+  smallestOverflow: Schema.NullOr(Schema.Number)
+})
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type OverflowDetectorState = typeof OverflowDetectorState.Type
+
+/**
+ * What the detector observes for one response: the prompt size the server reported (input + cache read +
+ * cache write, already normalized; 0 when the provider reported none), the local estimate of the same request
+ * (by the detector's counter), and what the request was for (`turn` by default, or `compaction`).
+ *
+ * @example
+ * ```ts
+ * import type { ObservedRequest } from "@ctxkit/overflow"
+ *
+ * const observed: ObservedRequest = { tokens: 3_725, estimate: 6_204 }
+ * const compaction: ObservedRequest = { tokens: 3_650, estimate: 3_680, kind: "compaction" }
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ObservedRequest = Schema.Struct({
+  /** Prompt tokens reported by the server (input + cache read + cache write); 0 when not reported. */
+  tokens: Schema.Number,
+  /** The local estimate of the same request, by the detector's counter. */
+  estimate: Schema.Number,
+  /** `turn` (default) or `compaction`. */
+  kind: Schema.optionalKey(RequestKind)
+})
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type ObservedRequest = typeof ObservedRequest.Type
+
+/**
+ * Why the detector is reset. `compaction` and `clearing` change the conversation, so the growth baseline is
+ * forgotten; what was learned about the model and its server stays. `model-change` forgets everything.
+ *
+ * @example
+ * ```ts
+ * import type { ResetCause } from "@ctxkit/overflow"
+ *
+ * const cause: ResetCause = "compaction"
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ResetCause = Schema.Literals(["compaction", "clearing", "model-change"])
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type ResetCause = typeof ResetCause.Type
+
+/**
+ * Options of `OverflowDetector.initial`.
+ *
+ * @example
+ * ```ts
+ * import { approximateCounter } from "@ctxkit/budget"
+ * import type { DetectorOptions } from "@ctxkit/overflow"
+ *
+ * const options: DetectorOptions = { counter: approximateCounter }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DetectorOptions {
+  /**
+   * The counter the estimates come from (only its `id` and `approximate` are read). Default
+   * `approximateCounter`. A counter that is not approximate (an exact counter for the served model) turns on the
+   * exact-counter rules.
+   */
+  readonly counter?: Pick<TokenCounter, "id" | "approximate"> | undefined
+}
+
+/**
+ * What `OverflowDetector.observe` returns: the next state and the verdict on the response.
+ *
+ * @example
+ * ```ts
+ * import { OverflowDetector, type Observation } from "@ctxkit/overflow"
+ *
+ * const observation: Observation = OverflowDetector.observe(OverflowDetector.initial(), { tokens: 900, estimate: 800 })
+ * observation.state.lastGood // { tokens: 900, estimate: 800 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Observation {
+  /** The detector's next state. */
+  readonly state: OverflowDetectorState
+  /** The verdict on the observed response. */
+  readonly verdict: OverflowVerdict
+}

@@ -1,0 +1,188 @@
+/**
+ * The overflow detector: observe every response, and it tells whether the server dropped part of the
+ * prompt, whether the usage may calibrate the estimator, which rule decided, and — when it finds a
+ * truncation — the window the server appears to have.
+ *
+ * ```ts
+ * import { OverflowDetector } from "@ctxkit/overflow"
+ *
+ * let detector = OverflowDetector.initial()
+ * // after every response:
+ * const { state, verdict } = OverflowDetector.observe(detector, { tokens: 3_725, estimate: 6_204 })
+ * detector = state
+ * // after compaction or clearing, and on a model change:
+ * detector = OverflowDetector.reset(detector, "compaction")
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { approximateCounter } from "@ctxkit/budget"
+import { dual } from "effect/Function"
+import type {
+  DetectorOptions,
+  Observation,
+  ObservedRequest,
+  OverflowDetectorState,
+  ResetCause
+} from "./DetectorState.ts"
+import { judge, truncationMode } from "./internal/rules.ts"
+import { OVERFLOW_MIN_GROWTH, OVERFLOW_MIN_GROWTH_COMPACT, type RequestSample } from "./LooksTruncated.ts"
+import type { ApparentWindow, OverflowVerdict } from "./OverflowVerdict.ts"
+
+/**
+ * A fresh detector: no baseline, nothing learned. The counter says where estimates come from; an exact
+ * counter for the served model (not `approximate`) turns on the exact-counter rules.
+ *
+ * @example
+ * ```ts
+ * import { OverflowDetector } from "@ctxkit/overflow"
+ *
+ * const detector = OverflowDetector.initial()
+ * detector.exact // false
+ * OverflowDetector.initial({ counter: { id: "qwen3", approximate: false } }).exact // true
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const initial = (options: DetectorOptions = {}): OverflowDetectorState => {
+  const counter = options.counter ?? approximateCounter
+  return {
+    counter: counter.id,
+    exact: counter.approximate === false,
+    lastGood: null,
+    overhead: null,
+    largestPrompt: 0,
+    smallestOverflow: null
+  }
+}
+
+const usable = (n: number): boolean => Number.isFinite(n) && n > 0
+
+const observeImpl = (state: OverflowDetectorState, request: ObservedRequest): Observation => {
+  const kind = request.kind ?? "turn"
+  const minGrowth = kind === "compaction" ? OVERFLOW_MIN_GROWTH_COMPACT : OVERFLOW_MIN_GROWTH
+  const sample: RequestSample = { tokens: request.tokens, estimate: request.estimate }
+  const baseline = state.lastGood
+  const common = { kind, sample, baseline, minGrowth }
+  // Undecidable: no usage, or nothing to compare it with. Nothing is learned either.
+  if (!usable(sample.tokens)) {
+    return { state, verdict: { truncated: false, calibrate: false, rule: "no-usage", ...common } }
+  }
+  if (!usable(sample.estimate)) {
+    return { state, verdict: { truncated: false, calibrate: false, rule: "no-estimate", ...common } }
+  }
+  const { rule, truncated } = judge(state, sample, minGrowth)
+  if (!truncated) {
+    const overhead = sample.tokens - sample.estimate
+    const next: OverflowDetectorState = {
+      ...state,
+      // A compaction request is a side request: the turns that follow are compared with the last turn.
+      lastGood: kind === "turn" ? sample : state.lastGood,
+      overhead: state.exact ? Math.min(state.overhead ?? overhead, overhead) : state.overhead,
+      largestPrompt: Math.max(state.largestPrompt, sample.tokens)
+    }
+    return { state: next, verdict: { truncated: false, calibrate: true, rule, ...common } }
+  }
+  // Truncated: the sample never becomes the baseline and never calibrates. What it says about the window
+  // is kept: a plateau means the server processed that many tokens; the request itself did not fit.
+  const mode = truncationMode(state, sample)
+  const largestPrompt = mode === "plateau" ? Math.max(state.largestPrompt, sample.tokens) : state.largestPrompt
+  // The request's size in the server's tokens: the exact count, or the estimate scaled like the baseline's.
+  const size = state.exact
+    ? sample.estimate
+    : baseline !== null && usable(baseline.tokens) && usable(baseline.estimate)
+    ? sample.estimate * (baseline.tokens / baseline.estimate)
+    : undefined
+  const smallestOverflow = size === undefined
+    ? state.smallestOverflow
+    : Math.round(Math.min(state.smallestOverflow ?? size, size))
+  const next: OverflowDetectorState = { ...state, largestPrompt, smallestOverflow }
+  const verdict: OverflowVerdict = { truncated: true, calibrate: false, rule, ...common, mode }
+  if (largestPrompt <= 0) return { state: next, verdict }
+  const apparentWindow: ApparentWindow = smallestOverflow !== null && smallestOverflow > largestPrompt
+    ? { tokens: largestPrompt, overflowAt: smallestOverflow }
+    : { tokens: largestPrompt }
+  return { state: next, verdict: { ...verdict, apparentWindow } }
+}
+
+/**
+ * Observes one response: judges its request, and returns the verdict and the next state. Call it for EVERY
+ * response, with the prompt size the server reported (input + cache read + cache write) and the estimate of
+ * the same request; pass `kind: "compaction"` for a compaction request (judged with
+ * `OVERFLOW_MIN_GROWTH_COMPACT`, never the baseline of later turns).
+ *
+ * The rules, in order (the verdict's `rule` names the one that decided):
+ * 1. `no-usage`, `no-estimate`: nothing reported, or nothing estimated: undecided, no calibration, state unchanged.
+ * 2. No baseline (first request, or first after a reset): `first-request` when the estimate is at least
+ *    `OVERFLOW_MIN_FIRST` and the reported size is under `OVERFLOW_GROWTH_RATIO` of it; with an exact counter,
+ *    `exact-first-request`: truncated when the reported size falls short of the count (plus the template
+ *    overhead learned from good requests, when negative) by more than `OVERFLOW_EXACT_SHORTFALL` of it and at
+ *    least `OVERFLOW_EXACT_MIN_SHORTFALL` tokens; otherwise `first-request-small`, undecided.
+ * 3. With a baseline: `growth` — the tutorial's signal, as `looksTruncated`; `shrunk` when the estimate went
+ *    down (a reset was missed), undecided; `collapse` when the estimate grew by less than the minimum but the
+ *    reported size fell under `OVERFLOW_GROWTH_RATIO` of the baseline's; with an exact counter,
+ *    `exact-growth`: truncated when the reported growth falls short of the exact growth by more than the
+ *    margin above; otherwise `below-min-growth`, undecided.
+ *
+ * A truncated request never calibrates and never becomes the baseline. A request whose reported size grew at
+ * least as much as its estimate is never flagged, and neither is one with no usage (law L14).
+ *
+ * Blind spots: growth under the minimum growth (with an approximate counter); a first request with a long
+ * system prompt (a plateau keeps the ratio in the untruncated range; an exact counter sees it); a drop
+ * smaller than what the request added (the reported size still grows); context shift during generation
+ * (the server reports the whole prompt: reserving room for the reply prevents it, nothing detects it).
+ *
+ * @example
+ * ```ts
+ * import { OverflowDetector } from "@ctxkit/overflow"
+ *
+ * let detector = OverflowDetector.initial()
+ * detector = OverflowDetector.observe(detector, { tokens: 3_700, estimate: 3_750 }).state
+ * const { verdict } = OverflowDetector.observe(detector, { tokens: 3_725, estimate: 6_204 })
+ * verdict.truncated // true
+ * verdict.rule // "growth"
+ * verdict.calibrate // false
+ * verdict.apparentWindow // { tokens: 3725, overflowAt: 6121 }
+ * ```
+ *
+ * @category detection
+ * @since 0.1.0
+ */
+export const observe: {
+  (request: ObservedRequest): (state: OverflowDetectorState) => Observation
+  (state: OverflowDetectorState, request: ObservedRequest): Observation
+} = dual(2, observeImpl)
+
+/**
+ * Resets the detector. After a compaction or a clearing the conversation is not the one the baseline was
+ * taken from, so the baseline is forgotten (the next request is judged as a first request); what was learned
+ * about the model and its server stays. After a model change everything is forgotten; if the new model needs
+ * another counter, start over with `initial({ counter })`.
+ *
+ * @example
+ * ```ts
+ * import { OverflowDetector } from "@ctxkit/overflow"
+ *
+ * const detector = OverflowDetector.observe(OverflowDetector.initial(), { tokens: 900, estimate: 800 }).state
+ * OverflowDetector.reset(detector, "compaction").lastGood // null
+ * OverflowDetector.reset(detector, "model-change").largestPrompt // 0
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const reset: {
+  (cause: ResetCause): (state: OverflowDetectorState) => OverflowDetectorState
+  (state: OverflowDetectorState, cause: ResetCause): OverflowDetectorState
+} = dual(2, (state: OverflowDetectorState, cause: ResetCause): OverflowDetectorState =>
+  cause === "model-change"
+    ? {
+      counter: state.counter,
+      exact: state.exact,
+      lastGood: null,
+      overhead: null,
+      largestPrompt: 0,
+      smallestOverflow: null
+    }
+    : { ...state, lastGood: null })
