@@ -1,0 +1,158 @@
+/**
+ * What {@link buildInvariants} reports instead of failing: a setting out of range and the value used instead,
+ * or a part of the sources that was left out because it does not have the documented shape. The block is
+ * rebuilt for every request, so a bad setting or source must never stop a request: it is corrected or left
+ * out, and said so here. Every diagnostic has a stable `_tag` and a `message` that says what to do.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { INVARIANTS_LIMITS } from "./Policy.ts"
+
+const { min, max } = INVARIANTS_LIMITS.maxChars
+
+/**
+ * `maxChars` was not an integer between 1,000 and 20,000: `used` is what the block was built with instead
+ * (the default 4,000 for a value that is not a finite number, the nearest bound for one out of range, the
+ * integer part of a fraction). `given` is the value as text (`"NaN"`, `"500"`, `"Infinity"`).
+ *
+ * @example
+ * ```ts
+ * import { MaxCharsAdjusted } from "@ctxkit/invariants"
+ *
+ * new MaxCharsAdjusted({ given: "500", used: 1_000 }).message
+ * // "context.invariants.maxChars = 500 is out of range; used 1000 instead. ..."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class MaxCharsAdjusted extends Schema.TaggedClass<MaxCharsAdjusted>("@ctxkit/invariants/MaxCharsAdjusted")(
+  "MaxCharsAdjusted",
+  {
+    /** The value given, as text. */
+    given: Schema.String,
+    /** The limit the block was built with. */
+    used: Schema.Number
+  }
+) {
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `context.invariants.maxChars = ${this.given} is out of range; used ${this.used} instead. Set it to an integer between ${min} and ${max} (default ${INVARIANTS_LIMITS.maxChars.default}).`
+  }
+}
+
+/**
+ * The `maintainer` option was empty, longer than 64 characters, or had a control character, a line break,
+ * `<` or `>`, any of which could break the block's header: the default `ctxkit` was written instead.
+ * `given` is the value as a JSON string.
+ *
+ * @example
+ * ```ts
+ * import { MaintainerAdjusted } from "@ctxkit/invariants"
+ *
+ * new MaintainerAdjusted({ given: "\"Ali\\nsio\"", used: "ctxkit" }).message
+ * // "The invariants maintainer name \"Ali\\nsio\" cannot be written in the block header; ..."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class MaintainerAdjusted
+  extends Schema.TaggedClass<MaintainerAdjusted>("@ctxkit/invariants/MaintainerAdjusted")("MaintainerAdjusted", {
+    /** The value given, as a JSON string (or a description when it was not a string). */
+    given: Schema.String,
+    /** The name written instead. */
+    used: Schema.String
+  })
+{
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `The invariants maintainer name ${this.given} cannot be written in the block header; used "${this.used}" instead. Pass 1 to 64 characters with no control characters, line breaks, "<" or ">".`
+  }
+}
+
+/**
+ * Why a part of the sources was left out of the block.
+ *
+ * @example
+ * ```ts
+ * import type { SourceProblem } from "@ctxkit/invariants"
+ *
+ * const problem: SourceProblem = "too_long"
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type SourceProblem = typeof SourceIgnored.fields.problem.Type
+
+const PROBLEMS = {
+  malformed: [
+    "does not have the documented shape",
+    "Pass it as the InvariantSources schema documents it, or decode it with that schema at your edge."
+  ],
+  empty: ["has no text", "Leave it out, or give it its text."],
+  too_long: [
+    `is longer than ${INVARIANTS_LIMITS.instructionChars} characters`,
+    "Collect instructions with acceptQuotes, which rejects longer quotes."
+  ],
+  too_many: [
+    `comes after the first ${INVARIANTS_LIMITS.instructions} instructions (the oldest are kept)`,
+    `Collect instructions with acceptQuotes, which keeps at most ${INVARIANTS_LIMITS.instructions}.`
+  ],
+  duplicate: ["repeats an earlier item of the same section", "Drop the repeat."],
+  not_a_name: [
+    "is not a grant name (names are letters, digits and _ . : @ + -, at most 100 characters)",
+    "Pass names such as analysis.run or write_file; never paths, scripts or arguments."
+  ]
+} as const
+
+/**
+ * A part of the sources was left out of the block: `path` names it (`instructions[20]`, `goal`,
+ * `grants.names[1]`), `problem` says why. This is input the host should not have passed; it is not counted
+ * in the block's omission line, which only counts items left out for `maxChars`.
+ *
+ * @example
+ * ```ts
+ * import { SourceIgnored } from "@ctxkit/invariants"
+ *
+ * new SourceIgnored({ path: "grants.names[0]", problem: "not_a_name" }).message
+ * // "grants.names[0] was left out of the invariants block: it is not a grant name ..."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class SourceIgnored extends Schema.TaggedClass<SourceIgnored>("@ctxkit/invariants/SourceIgnored")(
+  "SourceIgnored",
+  {
+    /** Where in the sources (`instructions[3]`, `plan`, `criteria[0]`, `grants.externalDirectories`). */
+    path: Schema.String,
+    /** Why it was left out. */
+    problem: Schema.Literals(["malformed", "empty", "too_long", "too_many", "duplicate", "not_a_name"])
+  }
+) {
+  /** What happened and what to do about it. */
+  get message(): string {
+    const [what, fix] = PROBLEMS[this.problem]
+    return `${this.path} was left out of the invariants block: it ${what}. ${fix}`
+  }
+}
+
+/**
+ * Any diagnostic of {@link buildInvariants}.
+ *
+ * @example
+ * ```ts
+ * import { buildInvariants, type InvariantsDiagnostic } from "@ctxkit/invariants"
+ *
+ * const diagnostics: ReadonlyArray<InvariantsDiagnostic> =
+ *   buildInvariants({ compacted: true, instructions: [] }, { maxChars: Number.NaN }).diagnostics
+ * diagnostics[0]?._tag // "MaxCharsAdjusted"
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export type InvariantsDiagnostic = MaxCharsAdjusted | MaintainerAdjusted | SourceIgnored
