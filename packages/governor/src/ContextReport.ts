@@ -1,0 +1,747 @@
+/**
+ * The context report: one value that explains the history the next request would carry and what the governor
+ * does with it — segments with type, origin, tokens and criticality, elisions, invariant counts, usage. Every
+ * surface (CLI, HTML, JSON) shows this same value. It never contains the text of a message, file, stub or
+ * invariant.
+ *
+ * @since 0.1.0
+ */
+import { conversationCost } from "@ctxkit/budget"
+import { dual } from "effect/Function"
+import * as Schema from "effect/Schema"
+import { ElisionReason } from "./ElisionStub.ts"
+import type { GovernOptions } from "./Govern.ts"
+import { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
+import { type Analysis, analyze, type ResultFact } from "./internal/analysis.ts"
+import { elisionsOf, project } from "./internal/projection.ts"
+import { type Settings, settingsOf } from "./internal/settings.ts"
+import { safeCount } from "./internal/text.ts"
+import { summarizeUsage } from "./internal/usage.ts"
+import { UsageSummary } from "./UsageSummary.ts"
+
+/**
+ * How much a segment matters to the request: `pinned` (never dropped), `high`, `normal`, `low` (first to go).
+ *
+ * @example
+ * ```ts
+ * import { Criticality } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * Schema.is(Criticality)("pinned") // true
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Criticality = Schema.Literals(["pinned", "high", "normal", "low"])
+
+/**
+ * The type of {@link Criticality} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { Criticality } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isCriticality = (value: unknown): value is Criticality => Schema.is(Criticality)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Criticality = typeof Criticality.Type
+
+/**
+ * Why a segment has its criticality, first rule that applies:
+ *
+ * | reason | criticality | the segment is |
+ * | --- | --- | --- |
+ * | `pinned` | pinned | a message the user or harness pinned |
+ * | `system_prompt` | pinned | a system message from the system itself (no source, or `system`) |
+ * | `instructions` | pinned | a system message with source `instructions` (AGENTS.md and the like) |
+ * | `checkpoint` | pinned | a compaction checkpoint (a summary message) |
+ * | `invariants` | pinned | the `<invariants>` block |
+ * | `elided` | low | a result the governor replaced by a stub (`on`) |
+ * | `would_be_elided` | low | a result `on` would replace (`shadow`) |
+ * | `error_result` | high | a tool result that is an error |
+ * | `user_message` | high | a normal user message |
+ * | `last_turn` | high | an assistant message or result in the last turn (from the last normal user message on) |
+ * | `past_clearing_horizon` | low | a result older than the `keepToolResults` most recent ones |
+ * | `context_block` | normal | a memory, lorebook, persona or plugin system block |
+ * | `assistant_message` | normal | any other assistant message |
+ * | `tool_result` | normal | any other tool result |
+ *
+ * @example
+ * ```ts
+ * import { CriticalityReason } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * Schema.is(CriticalityReason)("last_turn") // true
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const CriticalityReason = Schema.Literals([
+  "pinned",
+  "system_prompt",
+  "instructions",
+  "checkpoint",
+  "invariants",
+  "elided",
+  "would_be_elided",
+  "error_result",
+  "user_message",
+  "last_turn",
+  "past_clearing_horizon",
+  "context_block",
+  "assistant_message",
+  "tool_result"
+])
+
+/**
+ * The type of {@link CriticalityReason} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { CriticalityReason } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isCriticalityReason = (value: unknown): value is CriticalityReason => Schema.is(CriticalityReason)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type CriticalityReason = typeof CriticalityReason.Type
+
+/**
+ * What a segment is: a system prompt, an instructions block, another system block (`context_block`), a
+ * checkpoint, the invariants block, a user message, an assistant message or one tool result.
+ *
+ * @example
+ * ```ts
+ * import { SegmentType } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * Schema.is(SegmentType)("tool_result") // true
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const SegmentType = Schema.Literals([
+  "system",
+  "instructions",
+  "context_block",
+  "checkpoint",
+  "invariants",
+  "user",
+  "assistant",
+  "tool_result"
+])
+
+/**
+ * The type of {@link SegmentType} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { SegmentType } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isSegmentType = (value: unknown): value is SegmentType => Schema.is(SegmentType)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type SegmentType = typeof SegmentType.Type
+
+/**
+ * One segment of the history: a message, or one tool result of a message carrying results. `origin` is the
+ * file path (for file tools), the tool name (other results) or the role / system source; `tokens` is its share
+ * of the estimate (a message's overhead goes to its first segment); `elided` is set when the governor replaced
+ * it (`on`) or would (`shadow`).
+ *
+ * @example
+ * ```ts
+ * import type { ReportSegment } from "@ctxkit/governor"
+ *
+ * const segment: ReportSegment = {
+ *   index: 4,
+ *   callId: "r1",
+ *   type: "tool_result",
+ *   origin: "src/a.ts",
+ *   tokens: 812,
+ *   criticality: "low",
+ *   reason: "would_be_elided",
+ *   elided: "superseded_read"
+ * }
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ReportSegment = Schema.Struct({
+  /** Index of the message in the history. */
+  index: Schema.Number,
+  callId: Schema.optionalKey(Schema.String),
+  type: SegmentType,
+  origin: Schema.String,
+  tokens: Schema.Number,
+  criticality: Criticality,
+  reason: CriticalityReason,
+  elided: Schema.optionalKey(ElisionReason)
+})
+
+/**
+ * The type of {@link ReportSegment} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { ReportSegment } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isReportSegment = (value: unknown): value is ReportSegment => Schema.is(ReportSegment)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ReportSegment = typeof ReportSegment.Type
+
+/**
+ * One elision as the report shows it: no stub text, but the reason, the call ids, where it is, its origin and
+ * the tokens saved.
+ *
+ * @example
+ * ```ts
+ * import type { ReportElision } from "@ctxkit/governor"
+ *
+ * const elision: ReportElision = {
+ *   callId: "r1", supersededBy: "e1", reason: "superseded_read", index: 4, tool: "read_file", origin: "src/a.ts", tokensSaved: 800
+ * }
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ReportElision = Schema.Struct({
+  callId: Schema.String,
+  supersededBy: Schema.String,
+  reason: ElisionReason,
+  index: Schema.Number,
+  tool: Schema.String,
+  origin: Schema.String,
+  tokensSaved: Schema.Number
+})
+
+/**
+ * The type of {@link ReportElision} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { ReportElision } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isReportElision = (value: unknown): value is ReportElision => Schema.is(ReportElision)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ReportElision = typeof ReportElision.Type
+
+/**
+ * How many invariants the request carries, in total and by kind — counts only, never their text.
+ *
+ * @example
+ * ```ts
+ * import type { InvariantCounts } from "@ctxkit/governor"
+ *
+ * const counts: InvariantCounts = { total: 4, instruction: 2, goal: 1, plan: 1, criterion: 0, grant: 0 }
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const InvariantCounts = Schema.Struct({
+  total: Schema.Number,
+  instruction: Schema.Number,
+  goal: Schema.Number,
+  plan: Schema.Number,
+  criterion: Schema.Number,
+  grant: Schema.Number
+})
+
+/**
+ * The type of {@link InvariantCounts} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { InvariantCounts } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isInvariantCounts = (value: unknown): value is InvariantCounts => Schema.is(InvariantCounts)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type InvariantCounts = typeof InvariantCounts.Type
+
+/**
+ * Segment counts by criticality, over every segment (kept in the report or left out).
+ *
+ * @example
+ * ```ts
+ * import type { CriticalityCounts } from "@ctxkit/governor"
+ *
+ * const counts: CriticalityCounts = { pinned: 2, high: 10, normal: 300, low: 12 }
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const CriticalityCounts = Schema.Struct({
+  pinned: Schema.Number,
+  high: Schema.Number,
+  normal: Schema.Number,
+  low: Schema.Number
+})
+
+/**
+ * The type of {@link CriticalityCounts} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { CriticalityCounts } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isCriticalityCounts = (value: unknown): value is CriticalityCounts => Schema.is(CriticalityCounts)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type CriticalityCounts = typeof CriticalityCounts.Type
+
+/**
+ * The report when the governor is off: it only says so; nothing is measured.
+ *
+ * @example
+ * ```ts
+ * import { contextReport } from "@ctxkit/governor"
+ *
+ * contextReport([], { mode: "off" }) // { mode: "off", note: "The context governor is off: nothing is measured." }
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const GovernorOffReport = Schema.Struct({
+  mode: Schema.Literal("off"),
+  note: Schema.String
+})
+
+/**
+ * The type of {@link GovernorOffReport} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { GovernorOffReport } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isGovernorOffReport = (value: unknown): value is GovernorOffReport => Schema.is(GovernorOffReport)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type GovernorOffReport = typeof GovernorOffReport.Type
+
+/**
+ * The report in `shadow` or `on`: counts of messages and segments, the token estimates before and after, the
+ * kept segments (at most 400: pinned, low and elided ones first, the rest from the newest) and how many were
+ * left out, the elisions, segment counts by criticality, the invariants the request carries (`compacted` says
+ * whether the history holds a checkpoint), the usage summary, and any diagnostics.
+ *
+ * @example
+ * ```ts
+ * import { contextReport, GovernedReport } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * Schema.is(GovernedReport)(contextReport([{ role: "user", content: "hi" }], { mode: "shadow" })) // true
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const GovernedReport = Schema.Struct({
+  mode: Schema.Literals(["shadow", "on"]),
+  policyVersion: Schema.Literal(1),
+  messages: Schema.Number,
+  segmentsTotal: Schema.Number,
+  /** Segments not listed (over the 400 limit). */
+  leftOut: Schema.Number,
+  segments: Schema.Array(ReportSegment),
+  tokens: Schema.Struct({
+    before: Schema.Number,
+    after: Schema.Number,
+    saved: Schema.Number,
+    approximate: Schema.Boolean,
+    counter: Schema.String
+  }),
+  elisions: Schema.Array(ReportElision),
+  criticality: CriticalityCounts,
+  compacted: Schema.Boolean,
+  invariants: InvariantCounts,
+  usage: UsageSummary,
+  diagnostics: Schema.Array(Schema.String)
+})
+
+/**
+ * The type of {@link GovernedReport} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { GovernedReport } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isGovernedReport = (value: unknown): value is GovernedReport => Schema.is(GovernedReport)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type GovernedReport = typeof GovernedReport.Type
+
+/**
+ * The context report: {@link GovernorOffReport} when the governor is off, {@link GovernedReport} otherwise.
+ *
+ * @example
+ * ```ts
+ * import { ContextReport, contextReport } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * Schema.is(ContextReport)(contextReport([], { mode: "on" })) // true
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const ContextReport = Schema.Union([GovernorOffReport, GovernedReport])
+
+/**
+ * The type of {@link ContextReport} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { ContextReport } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isContextReport = (value: unknown): value is ContextReport => Schema.is(ContextReport)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ContextReport = typeof ContextReport.Type
+
+/**
+ * The most segments a report lists.
+ *
+ * @example
+ * ```ts
+ * import { MAX_REPORT_SEGMENTS } from "@ctxkit/governor"
+ *
+ * MAX_REPORT_SEGMENTS // 400
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const MAX_REPORT_SEGMENTS = 400
+
+/**
+ * What {@link contextReport} takes: the governor's options, the invariant counts of the block the request
+ * carries (from the invariants step; all 0 when absent), and `keepToolResults`, the clearing horizon (the
+ * number of most recent tool results the clearing step keeps; older results are `low`; default: no horizon).
+ *
+ * @example
+ * ```ts
+ * import type { ReportOptions } from "@ctxkit/governor"
+ *
+ * const options: ReportOptions<unknown> = { mode: "shadow", invariants: { instruction: 2, goal: 1 }, keepToolResults: 6 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ReportOptions<M> extends GovernOptions<M> {
+  readonly invariants?:
+    | {
+      readonly instruction?: number | undefined
+      readonly goal?: number | undefined
+      readonly plan?: number | undefined
+      readonly criterion?: number | undefined
+      readonly grant?: number | undefined
+    }
+    | undefined
+  readonly keepToolResults?: number | undefined
+}
+
+const OFF_NOTE = "The context governor is off: nothing is measured."
+
+const count = (value: unknown): number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : 0
+
+const invariantCounts = (given: ReportOptions<unknown>["invariants"]): InvariantCounts => {
+  const instruction = count(given?.instruction)
+  const goal = count(given?.goal)
+  const plan = count(given?.plan)
+  const criterion = count(given?.criterion)
+  const grant = count(given?.grant)
+  return { total: instruction + goal + plan + criterion + grant, instruction, goal, plan, criterion, grant }
+}
+
+const originOf = (fact: ResultFact): string => {
+  const resolved = fact.call?.resolved
+  return resolved !== undefined && "path" in resolved ? resolved.path : fact.tool
+}
+
+interface Classified {
+  readonly criticality: Criticality
+  readonly reason: CriticalityReason
+}
+
+const PINNED = (reason: CriticalityReason): Classified => ({ criticality: "pinned", reason })
+
+/** Keeps at most `limit` segments: pinned first, then elided, then other low ones, then the rest; newest first within each. */
+const cap = (segments: ReadonlyArray<ReportSegment>, limit: number): ReadonlyArray<ReportSegment> => {
+  if (segments.length <= limit) return segments
+  const rank = (s: ReportSegment): number =>
+    s.criticality === "pinned" ? 0 : s.elided !== undefined ? 1 : s.criticality === "low" ? 2 : 3
+  const keep = new Uint8Array(segments.length)
+  let room = limit
+  for (let tier = 0; tier < 4 && room > 0; tier++) {
+    for (let i = segments.length - 1; i >= 0 && room > 0; i--) {
+      const s = segments[i]
+      if (s !== undefined && keep[i] === 0 && rank(s) === tier) {
+        keep[i] = 1
+        room--
+      }
+    }
+  }
+  return segments.filter((_, i) => keep[i] === 1)
+}
+
+const build = <M>(
+  history: ReadonlyArray<M>,
+  settings: Settings<M>,
+  analysis: Analysis,
+  options: ReportOptions<M>
+): GovernedReport => {
+  const diagnostics: Array<string> = settings.diagnostics.map((d) => d.message)
+  let horizon: number | undefined
+  if (options.keepToolResults !== undefined) {
+    const k = options.keepToolResults
+    if (typeof k === "number" && Number.isSafeInteger(k) && k >= 0) horizon = k
+    else {
+      diagnostics.push(
+        new GovernorSettingAdjusted({ setting: "keepToolResults", given: String(k), used: "no horizon" }).message
+      )
+    }
+  }
+  const { applied, replaced } = project(history, analysis, settings.format)
+  const elisions = elisionsOf(applied, settings)
+  const costOptions = { counter: settings.counter, format: settings.format, cache: settings.cache }
+  const before = conversationCost(history, costOptions)
+  const after = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
+  for (const d of before.diagnostics) diagnostics.push(d.message)
+  let removed = 0
+  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
+  const tokensAfter = before.total - removed + after.total
+
+  const elidedAt = new Map<ResultFact, (typeof elisions)[number]>()
+  applied.forEach((d, k) => {
+    const e = elisions[k]
+    if (e !== undefined) elidedAt.set(d.fact, e)
+  })
+  const elidedReason: CriticalityReason = settings.mode === "on" ? "elided" : "would_be_elided"
+  const firstOld = horizon === undefined ? 0 : analysis.facts.length - horizon
+  const segments: Array<ReportSegment> = []
+  const totals = { pinned: 0, high: 0, normal: 0, low: 0 }
+  const add = (segment: ReportSegment): void => {
+    totals[segment.criticality]++
+    segments.push(segment)
+  }
+  let f = 0
+  for (let i = 0; i < history.length; i++) {
+    const facts = analysis.messages[i]
+    if (facts === undefined) continue
+    const messageTokens = before.costs[i] ?? 0
+    const lastTurn = i >= analysis.lastTurnStart
+    const start = f
+    while (f < analysis.facts.length && analysis.facts[f]?.index === i) f++
+    if (f > start) {
+      let shares = 0
+      const tokens: Array<number> = []
+      for (let k = start; k < f; k++) {
+        const t = safeCount(settings.counter, analysis.facts[k]?.text ?? "")
+        tokens.push(t)
+        shares += t
+      }
+      for (let k = start; k < f; k++) {
+        const fact = analysis.facts[k]
+        if (fact === undefined) continue
+        const elision = elidedAt.get(fact)
+        const c: Classified = facts.pinned
+          ? PINNED("pinned")
+          : facts.summary
+          ? PINNED("checkpoint")
+          : elision !== undefined
+          ? { criticality: "low", reason: elidedReason }
+          : fact.isError
+          ? { criticality: "high", reason: "error_result" }
+          : lastTurn
+          ? { criticality: "high", reason: "last_turn" }
+          : horizon !== undefined && k < firstOld
+          ? { criticality: "low", reason: "past_clearing_horizon" }
+          : { criticality: "normal", reason: "tool_result" }
+        const own = tokens[k - start] ?? 0
+        add({
+          index: i,
+          callId: fact.callId,
+          type: "tool_result",
+          origin: originOf(fact),
+          tokens: k === start ? own + Math.max(0, messageTokens - shares) : own,
+          ...c,
+          ...(elision === undefined ? {} : { elided: elision.reason })
+        })
+      }
+      continue
+    }
+    const message = history[i] as M
+    let type: SegmentType
+    let origin: string = facts.role
+    let c: Classified
+    switch (facts.role) {
+      case "system": {
+        const source = settings.format.source(message)
+        origin = source ?? "system"
+        if (source === undefined || source === "system") {
+          type = "system"
+          c = facts.pinned ? PINNED("pinned") : PINNED("system_prompt")
+        } else if (source === "instructions") {
+          type = "instructions"
+          c = facts.pinned ? PINNED("pinned") : PINNED("instructions")
+        } else {
+          type = "context_block"
+          c = facts.pinned ? PINNED("pinned") : { criticality: "normal", reason: "context_block" }
+        }
+        break
+      }
+      case "user":
+        type = facts.summary ? "checkpoint" : facts.invariants ? "invariants" : "user"
+        c = facts.summary
+          ? PINNED("checkpoint")
+          : facts.invariants
+          ? PINNED("invariants")
+          : facts.pinned
+          ? PINNED("pinned")
+          : { criticality: "high", reason: "user_message" }
+        break
+      case "assistant":
+        type = "assistant"
+        c = facts.pinned
+          ? PINNED("pinned")
+          : lastTurn
+          ? { criticality: "high", reason: "last_turn" }
+          : { criticality: "normal", reason: "assistant_message" }
+        break
+      default:
+        type = "tool_result"
+        c = facts.pinned
+          ? PINNED("pinned")
+          : lastTurn
+          ? { criticality: "high", reason: "last_turn" }
+          : { criticality: "normal", reason: "tool_result" }
+    }
+    add({ index: i, type, origin, tokens: messageTokens, ...c })
+  }
+
+  const kept = cap(segments, MAX_REPORT_SEGMENTS)
+  const origins = new Map<ResultFact, string>()
+  for (const d of applied) origins.set(d.fact, originOf(d.fact))
+  return {
+    mode: settings.mode === "on" ? "on" : "shadow",
+    policyVersion: 1,
+    messages: history.length,
+    segmentsTotal: segments.length,
+    leftOut: segments.length - kept.length,
+    segments: kept,
+    tokens: {
+      before: before.total,
+      after: tokensAfter,
+      saved: before.total - tokensAfter,
+      approximate: before.approximate || after.approximate,
+      counter: before.counter
+    },
+    elisions: applied.map((d, k) => ({
+      callId: d.fact.callId,
+      supersededBy: d.supersededBy,
+      reason: d.reason,
+      index: d.fact.index,
+      tool: d.fact.tool,
+      origin: origins.get(d.fact) ?? d.fact.tool,
+      tokensSaved: elisions[k]?.tokensSaved ?? 0
+    })),
+    criticality: totals,
+    compacted: analysis.messages.some((m) => m.summary),
+    invariants: invariantCounts(options.invariants),
+    usage: summarizeUsage(analysis, new Set(settings.mode === "on" ? elisions.map((e) => e.callId) : [])),
+    diagnostics
+  }
+}
+
+const report = <M>(history: ReadonlyArray<M>, options: ReportOptions<M> | undefined): ContextReport => {
+  const given: ReportOptions<M> = typeof options === "object" && options !== null ? options : {}
+  const settings = settingsOf(given)
+  if (settings.mode === "off") return { mode: "off", note: OFF_NOTE }
+  const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
+  return build(list, settings, analyze(list, settings), given)
+}
+
+/**
+ * The context report of a history, computed on request from the stored history: each segment (a message, or
+ * one tool result) with its type, origin (file path, tool name or role), estimated tokens, criticality and the
+ * reason for it (see {@link CriticalityReason}); the results `on` elided or `shadow` would elide, with reason,
+ * superseding call id and tokens saved; the invariants the request carries, in total and by kind; the usage
+ * summary. At most 400 segments: pinned, low and elided segments are always kept (should they alone pass 400,
+ * pinned first, then elided, then low, newest first), the rest trimmed from the oldest, and `leftOut` counts
+ * what was left out. With the governor off, the report only says so. It never contains the text of a message,
+ * file, stub or invariant. Data-first or data-last.
+ *
+ * @example
+ * ```ts
+ * import { contextReport } from "@ctxkit/governor"
+ *
+ * const report = contextReport(
+ *   [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }],
+ *   { mode: "shadow", invariants: { instruction: 1 } }
+ * )
+ * report.mode === "shadow" && report.segments.map((s) => [s.type, s.criticality, s.reason])
+ * // [["system", "pinned", "system_prompt"], ["user", "high", "user_message"]]
+ * ```
+ *
+ * @category report
+ * @since 0.1.0
+ */
+export const contextReport: {
+  <M>(options?: ReportOptions<M>): (history: ReadonlyArray<M>) => ContextReport
+  <M>(history: ReadonlyArray<M>, options?: ReportOptions<M>): ContextReport
+} = dual(
+  (args: IArguments) => args.length >= 2 || Array.isArray(args[0]),
+  <M>(history: ReadonlyArray<M>, options?: ReportOptions<M>): ContextReport => report(history, options)
+)

@@ -1,0 +1,302 @@
+/**
+ * `govern`: the request to send for a history, with the tool results a later result made redundant replaced by
+ * one-line stubs (mode `on`), or only measured (`shadow`), or nothing at all (`off`). The stored history is never
+ * touched: the projection exists only in the request.
+ *
+ * @since 0.1.0
+ */
+import { type BudgetDiagnostic, conversationCost, type CostCache, type TokenCounter } from "@ctxkit/budget"
+import type { MessageFormat } from "@ctxkit/core"
+import { dual } from "effect/Function"
+import * as Schema from "effect/Schema"
+import { type ContextGoverned, MAX_EVENT_CALL_IDS } from "./ContextGoverned.ts"
+import { ElisionReason } from "./ElisionStub.ts"
+import type { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
+import { analyze } from "./internal/analysis.ts"
+import { countsOf, elisionsOf, project, segmentCount } from "./internal/projection.ts"
+import { settingsOf } from "./internal/settings.ts"
+import { summarizeUsage } from "./internal/usage.ts"
+import type { ToolKinds } from "./ToolKinds.ts"
+
+/**
+ * The governor's mode: `off` (the default) sends the history exactly as it is and measures nothing; `shadow`
+ * sends it byte for byte as `off` does and measures what `on` would elide; `on` replaces the redundant results
+ * by stubs in the request.
+ *
+ * @example
+ * ```ts
+ * import { GovernMode } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * Schema.is(GovernMode)("shadow") // true
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const GovernMode = Schema.Literals(["off", "shadow", "on"])
+
+/**
+ * The type of {@link GovernMode} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { GovernMode } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isGovernMode = (value: unknown): value is GovernMode => Schema.is(GovernMode)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type GovernMode = typeof GovernMode.Type
+
+/**
+ * The policy version this package implements, the only accepted `policyVersion`.
+ *
+ * @example
+ * ```ts
+ * import { GOVERNOR_POLICY_VERSION } from "@ctxkit/governor"
+ *
+ * GOVERNOR_POLICY_VERSION // 1
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const GOVERNOR_POLICY_VERSION = 1 as const
+
+/**
+ * One replaced (in `on`) or replaceable (in `shadow`) tool result: why, the call id it answers, the call id of
+ * the later result that made it redundant, the stub, the estimated tokens saved, and where it sits (message
+ * index, tool name).
+ *
+ * @example
+ * ```ts
+ * import type { Elision } from "@ctxkit/governor"
+ *
+ * const elision: Elision = {
+ *   reason: "superseded_read",
+ *   callId: "r1",
+ *   supersededBy: "e1",
+ *   stub: "[elided: read_file \"a.ts\"@unknown; re-read to view]",
+ *   tokensSaved: 812,
+ *   index: 2,
+ *   tool: "read_file"
+ * }
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Elision = Schema.Struct({
+  reason: ElisionReason,
+  /** The call id the elided result answers (it keeps it). */
+  callId: Schema.String,
+  /** The call id of the later result that made it redundant. */
+  supersededBy: Schema.String,
+  /** The text that replaces the result's text. */
+  stub: Schema.String,
+  /** Estimated tokens of the result's text minus those of the stub. */
+  tokensSaved: Schema.Number,
+  /** Index of the message carrying the result. */
+  index: Schema.Number,
+  /** The tool's name as called. */
+  tool: Schema.String
+})
+
+/**
+ * The type of {@link Elision} values, as decoded.
+ *
+ * @example
+ * ```ts
+ * import { Elision } from "@ctxkit/governor"
+ * import * as Schema from "effect/Schema"
+ *
+ * const isElision = (value: unknown): value is Elision => Schema.is(Elision)(value)
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Elision = typeof Elision.Type
+
+/**
+ * What `govern`, `contextReport` and `usageSummary` take. Everything is optional; `mode` defaults to `off`.
+ *
+ * - `minAgeTurns` (default 2, 1–20): a result is eligible only when at least this many assistant messages came
+ *   after it.
+ * - `epochMessages` (default 32, 0–1000): only the first `floor(length / epochMessages) × epochMessages`
+ *   messages are eligible, and the rules see only them, so the request only grows at its end between epochs; 0
+ *   projects as early as possible.
+ * - `policyVersion` (1): pins the rules of this version.
+ * - `toolKinds` (default `seedToolKinds`): how your tools map onto the governor's kinds.
+ * - `format` (default `formats.auto`): your messages' wire format; `counter` (default approximate) and `cache`
+ *   (a `CostCache`, so a growing history is counted once) for the token estimates.
+ * - `hashReads` (default false): hash full reads (up to 1 MiB) whose tool reports no sha256, so that a later full
+ *   read with other content supersedes them.
+ * - `request` (default 1) and `previouslyElided` (the call ids the previous request elided): the event's
+ *   request number and its "elided for the first time" list.
+ * - `usage` (default false): put the usage summary in the event.
+ *
+ * @example
+ * ```ts
+ * import { claudeCodeToolKinds, type GovernOptions } from "@ctxkit/governor"
+ *
+ * const options: GovernOptions<unknown> = { mode: "on", minAgeTurns: 2, epochMessages: 32, toolKinds: claudeCodeToolKinds }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GovernOptions<M> {
+  readonly mode?: GovernMode | undefined
+  readonly minAgeTurns?: number | undefined
+  readonly epochMessages?: number | undefined
+  readonly policyVersion?: 1 | undefined
+  readonly toolKinds?: ToolKinds | undefined
+  readonly format?: MessageFormat<M> | undefined
+  readonly counter?: TokenCounter | undefined
+  readonly cache?: CostCache | undefined
+  readonly hashReads?: boolean | undefined
+  readonly request?: number | undefined
+  readonly previouslyElided?: Iterable<string> | undefined
+  readonly usage?: boolean | undefined
+}
+
+/**
+ * What the governor reports instead of failing: a setting replaced by a usable value, or a token counter that
+ * failed (its texts were counted approximately).
+ *
+ * @example
+ * ```ts
+ * import type { GovernorDiagnostic } from "@ctxkit/governor"
+ *
+ * const diagnostics: ReadonlyArray<GovernorDiagnostic> = []
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export type GovernorDiagnostic = GovernorSettingAdjusted | BudgetDiagnostic
+
+/**
+ * The result of {@link govern}: the request to send (`messages`), the elisions (made in `on`, would-be in
+ * `shadow`, none in `off`), the `context_governed` event (`undefined` in `off`) and any diagnostics.
+ *
+ * @example
+ * ```ts
+ * import { govern, type GovernResult } from "@ctxkit/governor"
+ *
+ * const result: GovernResult<unknown> = govern([{ role: "user", content: "hi" }])
+ * result.event // undefined: the governor is off
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GovernResult<M> {
+  /** The request to send: the history itself in `off` and `shadow`; in `on`, a new array in which only eligible results' texts changed. */
+  readonly messages: ReadonlyArray<M>
+  readonly elisions: ReadonlyArray<Elision>
+  readonly event: ContextGoverned | undefined
+  readonly diagnostics: ReadonlyArray<GovernorDiagnostic>
+}
+
+const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined): GovernResult<M> => {
+  const settings = settingsOf(options)
+  // Not an array (a JavaScript caller's mistake): there is nothing to govern.
+  const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
+  if (settings.mode === "off") {
+    return { messages: list, elisions: [], event: undefined, diagnostics: settings.diagnostics }
+  }
+  const analysis = analyze(list, settings)
+  const { applied, replaced } = project(list, analysis, settings.format)
+  const elisions = elisionsOf(applied, settings)
+  const costOptions = { counter: settings.counter, format: settings.format, cache: settings.cache }
+  const before = conversationCost(list, costOptions)
+  const after = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
+  let removed = 0
+  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
+  const fresh: Array<string> = []
+  for (const e of elisions) if (!settings.previouslyElided.has(e.callId)) fresh.push(e.callId)
+  const event: ContextGoverned = {
+    type: "context_governed",
+    mode: settings.mode,
+    policyVersion: 1,
+    request: settings.request,
+    messages: list.length,
+    segments: segmentCount(analysis),
+    elided: countsOf(elisions),
+    tokensBefore: before.total,
+    tokensAfter: before.total - removed + after.total,
+    approximate: before.approximate || after.approximate,
+    newlyElided: fresh.slice(0, MAX_EVENT_CALL_IDS),
+    newlyElidedMore: Math.max(0, fresh.length - MAX_EVENT_CALL_IDS),
+    ...(settings.usage
+      ? { usage: summarizeUsage(analysis, new Set(settings.mode === "on" ? elisions.map((e) => e.callId) : [])) }
+      : {})
+  }
+  let messages: ReadonlyArray<M> = list
+  if (settings.mode === "on" && replaced.size > 0) {
+    const out = list.slice()
+    for (const [index, message] of replaced) out[index] = message
+    messages = out
+  }
+  const diagnostics: Array<GovernorDiagnostic> = [...settings.diagnostics, ...before.diagnostics]
+  return { messages, elisions, event, diagnostics }
+}
+
+/**
+ * Projects a history for one model request (policy version 1). Only successful tool results are replaced, and
+ * only when a LATER successful result makes them redundant:
+ * - `superseded_read`: a later `write_file`/`edit_file` of the same path, or a later `read_file` of it that
+ *   returned another sha256 (reads without one — over 1 MiB — only by a write or edit);
+ * - `stale_bg_output`: a later `bg_output` of the same task with identical arguments (offset 0 and the default
+ *   limit when absent), or this query returned empty text; a query continuing from an earlier `next_offset` is
+ *   never elided;
+ * - `duplicate_search`: a later `search_text` with the same arguments and the same matches.
+ *
+ * Never elided: the last result for a path (read, write or edit), anything in the last turn (from the last
+ * normal user message on), error results, user and assistant messages, checkpoints, pinned messages, results
+ * younger than `minAgeTurns` assistant messages, and anything past the epoch window. A result is never
+ * replaced by a stub that is not shorter. Paths compare as written.
+ *
+ * Works on your own messages through `format`; never mutates them; in `on`, a new array in which only the
+ * eligible results' texts changed (through `format.withResultText`: call ids, roles, order and provider data
+ * stay) and every other message is the same object. `shadow` returns the history itself. Linear in the
+ * history. Data-first or data-last.
+ *
+ * @example
+ * ```ts
+ * import { govern } from "@ctxkit/governor"
+ *
+ * const read = (id: string) => ({ role: "assistant", content: "", toolCalls: [{ id, name: "read_file", arguments: "{\"path\":\"src/a.ts\"}" }] })
+ * const history = [
+ *   { role: "user", content: "Rename x to y in src/a.ts" },
+ *   read("r1"),
+ *   { role: "tool", toolCallId: "r1", content: "export const x = 1\n".repeat(20) },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "e1", name: "edit_file", arguments: "{\"path\":\"src/a.ts\"}" }] },
+ *   { role: "tool", toolCallId: "e1", content: "ok" },
+ *   read("r2"),
+ *   { role: "tool", toolCallId: "r2", content: "export const y = 1\n".repeat(20) },
+ *   { role: "assistant", content: "Done." },
+ *   { role: "user", content: "Thanks" }
+ * ]
+ * const { elisions, messages } = govern(history, { mode: "on", epochMessages: 0 })
+ * elisions.map((e) => [e.reason, e.callId, e.supersededBy]) // [["superseded_read", "r1", "e1"]]
+ * messages[2] // { role: "tool", toolCallId: "r1", content: "[elided: read_file \"src/a.ts\"@unknown; re-read to view]" }
+ * messages[0] === history[0] // true
+ * ```
+ *
+ * @category governor
+ * @since 0.1.0
+ */
+export const govern: {
+  <M>(options?: GovernOptions<M>): (history: ReadonlyArray<M>) => GovernResult<M>
+  <M>(history: ReadonlyArray<M>, options?: GovernOptions<M>): GovernResult<M>
+} = dual(
+  (args: IArguments) => args.length >= 2 || Array.isArray(args[0]),
+  <M>(history: ReadonlyArray<M>, options?: GovernOptions<M>): GovernResult<M> => run(history, options)
+)
