@@ -1,0 +1,152 @@
+/**
+ * A comparison for cases `Harness.compare` cannot time: asynchronous ones (LangChain's `trimMessages` returns a
+ * promise) and slow ones (a fit with o200k over 100k messages takes seconds, so 21 samples of it do not fit in
+ * a benchmark run). Same method as the harness — warm-up that calibrates the loop count, samples taken
+ * round-robin so drift hits every case alike, a collected heap before every sample, medians, ratios to a
+ * baseline, growth against the same case at the previous size — but each case may cap its own number of
+ * samples and warm-up runs, and a promise returned by a case is awaited inside the timed region.
+ *
+ * The results go into `harness.results` (so they are in the benchmark's JSON and in `harness.growth`) and are
+ * printed as the harness prints its own tables.
+ */
+import { runInNewContext } from "node:vm"
+import { type CaseResult, formatNs, formatRatio, guard, type Harness, printTable } from "../harness.ts"
+
+/** One case: a name, the operation, and optional caps for slow operations. */
+export interface TimedCase {
+  readonly name: string
+  /** The operation; a returned promise is awaited (its time counts), its value guarded. */
+  readonly fn: () => unknown
+  /** Timed samples for this case (default: the run's `samples`). */
+  readonly samples?: number | undefined
+  /**
+   * Warm-up runs before sampling. Default: run for the harness's `warmupMs` (at least 3 runs). A slow case sets
+   * 1, or 0 when the code is already warm from a smaller size; the loop count is then 1.
+   */
+  readonly warmupRuns?: number | undefined
+}
+
+// harness.ts has already enabled `--expose-gc`; the function is fetched the same way it does.
+const collect = ((): (() => void) | undefined => {
+  try {
+    const gc: unknown = runInNewContext("gc")
+    return typeof gc === "function" ? () => void gc() : undefined
+  } catch {
+    return undefined
+  }
+})()
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === "object" && value !== null && "then" in value && typeof value.then === "function"
+
+/** Runs `fn` `iterations` times, awaiting promises; returns the elapsed nanoseconds. */
+const timeBatch = async (fn: () => unknown, iterations: number): Promise<number> => {
+  const start = process.hrtime.bigint()
+  for (let i = 0; i < iterations; i++) {
+    const value = fn()
+    guard(isThenable(value) ? await value : value)
+  }
+  return Number(process.hrtime.bigint() - start)
+}
+
+/** Warms `theCase` up and returns its loop count (operations per sample). */
+const warmUp = async (theCase: TimedCase, h: Harness): Promise<number> => {
+  const targetNs = h.options.minSampleMs * 1e6
+  if (theCase.warmupRuns !== undefined) {
+    let spent = 0
+    for (let i = 0; i < theCase.warmupRuns; i++) spent += await timeBatch(theCase.fn, 1)
+    if (theCase.warmupRuns === 0) return 1
+    return Math.max(1, Math.ceil((targetNs * 1.1) / Math.max(spent / theCase.warmupRuns, 1)))
+  }
+  const warmupNs = h.options.warmupMs * 1e6
+  let iterations = 1
+  let spent = 0
+  let calls = 0
+  for (;;) {
+    const elapsed = await timeBatch(theCase.fn, iterations)
+    spent += elapsed
+    calls += iterations
+    const next = Math.max(1, Math.ceil((targetNs * 1.1) / Math.max(elapsed / iterations, 1)))
+    if (spent >= warmupNs && calls >= 3 && elapsed >= targetNs * 0.5) return next
+    iterations = Math.min(next, Math.max(iterations * 10, 1))
+  }
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid] ?? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+
+/**
+ * Measures `cases` on one input of `size` elements: warm-up per case, then samples round-robin until every case
+ * has its own number of samples. Prints a table, records the results in `h.results`, and returns them.
+ */
+export const compareTimed = async (h: Harness, params: {
+  readonly title?: string
+  readonly size: number
+  readonly baseline: string
+  readonly cases: ReadonlyArray<TimedCase>
+}): Promise<ReadonlyArray<CaseResult>> => {
+  const { baseline, cases, size } = params
+  if (!cases.some((c) => c.name === baseline)) throw new Error(`baseline "${baseline}" is not one of the cases`)
+  const iterations: Array<number> = []
+  for (const c of cases) {
+    collect?.()
+    iterations.push(await warmUp(c, h))
+  }
+  const wanted = cases.map((c) => Math.max(1, c.samples ?? h.options.samples))
+  const perOp: Array<Array<number>> = cases.map(() => [])
+  const rounds = Math.max(...wanted)
+  for (let s = 0; s < rounds; s++) {
+    for (let c = 0; c < cases.length; c++) {
+      const theCase = cases[c]
+      const times = perOp[c]
+      if (theCase === undefined || times === undefined || s >= (wanted[c] ?? 0)) continue
+      const iters = iterations[c] ?? 1
+      collect?.()
+      times.push((await timeBatch(theCase.fn, iters)) / iters)
+    }
+  }
+  const medians = perOp.map(median)
+  const medianOf = (name: string): number => medians[cases.findIndex((c) => c.name === name)] ?? Number.NaN
+  const results = cases.map((c, i): CaseResult => {
+    const times = perOp[i] ?? []
+    const med = medians[i] ?? Number.NaN
+    const ratios: Record<string, number> = {}
+    for (const other of cases) if (other.name !== c.name) ratios[other.name] = med / medianOf(other.name)
+    let previous: CaseResult | undefined
+    for (const r of h.results) {
+      if (r.name === c.name && r.size < size && (previous === undefined || r.size > previous.size)) previous = r
+    }
+    return {
+      name: c.name,
+      size,
+      medianNs: med,
+      minNs: Math.min(...times),
+      maxNs: Math.max(...times),
+      samples: times.length,
+      iterations: iterations[i] ?? 1,
+      perElementNs: med / size,
+      baseline,
+      ratioToBaseline: med / medianOf(baseline),
+      ratios,
+      ...(previous === undefined ? {} : { growth: med / previous.medianNs, sizeFactor: size / previous.size })
+    }
+  })
+  h.results.push(...results)
+  printTable(
+    params.title ?? `${h.benchmark} @ ${size.toLocaleString("en-US")} (baseline: ${baseline})`,
+    ["case", "median", "min", "max", "per element", "samples×iters", `vs ${baseline}`],
+    results.map((r) => [
+      r.name,
+      formatNs(r.medianNs),
+      formatNs(r.minNs),
+      formatNs(r.maxNs),
+      formatNs(r.perElementNs),
+      `${r.samples}×${r.iterations}`,
+      formatRatio(r.ratioToBaseline)
+    ])
+  )
+  return results
+}
