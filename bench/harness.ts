@@ -244,7 +244,7 @@ export class Harness {
     readonly baseline: string
     readonly cases: ReadonlyArray<Case>
   }): ReadonlyArray<CaseResult> {
-    const { baseline, cases, size } = params
+    const { baseline, cases } = params
     if (!cases.some((c) => c.name === baseline)) throw new Error(`baseline "${baseline}" is not one of the cases`)
     const iterations = cases.map((c) => {
       collect?.()
@@ -260,19 +260,36 @@ export class Harness {
         perOp[c]?.push(timeBatch(theCase.fn, iters) / iters)
       }
     }
+    return this.record({ ...params, names: cases.map((c) => c.name), perOp, iterations })
+  }
+
+  /**
+   * Turns per-operation sample times into results (medians, ratios to every other case, growth from the
+   * previous size), records them in {@link results}, prints the table and returns them. `compare` uses it; so
+   * can a benchmark that takes its samples its own way (asynchronous cases, per-case sample counts).
+   */
+  record(params: {
+    readonly title?: string | undefined
+    readonly size: number
+    readonly baseline: string
+    readonly names: ReadonlyArray<string>
+    readonly perOp: ReadonlyArray<ReadonlyArray<number>>
+    readonly iterations: ReadonlyArray<number>
+  }): ReadonlyArray<CaseResult> {
+    const { baseline, iterations, names, perOp, size } = params
     const medians = perOp.map(median)
-    const medianOf = (name: string): number => medians[cases.findIndex((c) => c.name === name)] ?? Number.NaN
-    const results = cases.map((c, i): CaseResult => {
+    const medianOf = (name: string): number => medians[names.indexOf(name)] ?? Number.NaN
+    const results = names.map((name, i): CaseResult => {
       const times = perOp[i] ?? []
       const med = medians[i] ?? Number.NaN
       const ratios: Record<string, number> = {}
-      for (const other of cases) if (other.name !== c.name) ratios[other.name] = med / medianOf(other.name)
-      const previous = this.previousSize(c.name, size)
+      for (const other of names) if (other !== name) ratios[other] = med / medianOf(other)
+      const previous = this.previousSize(name, size)
       const growthFields = previous === undefined
         ? {}
         : { growth: med / previous.medianNs, sizeFactor: size / previous.size }
       return {
-        name: c.name,
+        name,
         size,
         medianNs: med,
         minNs: Math.min(...times),

@@ -10,7 +10,7 @@
  * printed as the harness prints its own tables.
  */
 import { runInNewContext } from "node:vm"
-import { type CaseResult, formatNs, formatRatio, guard, type Harness, printTable } from "../harness.ts"
+import { type CaseResult, guard, type Harness } from "../harness.ts"
 
 /** One case: a name, the operation, and optional caps for slow operations. */
 export interface TimedCase {
@@ -72,12 +72,6 @@ const warmUp = async (theCase: TimedCase, h: Harness): Promise<number> => {
   }
 }
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid] ?? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
-}
-
 /**
  * Measures `cases` on one input of `size` elements: warm-up per case, then samples round-robin until every case
  * has its own number of samples. Prints a table, records the results in `h.results`, and returns them.
@@ -88,7 +82,7 @@ export const compareTimed = async (h: Harness, params: {
   readonly baseline: string
   readonly cases: ReadonlyArray<TimedCase>
 }): Promise<ReadonlyArray<CaseResult>> => {
-  const { baseline, cases, size } = params
+  const { baseline, cases } = params
   if (!cases.some((c) => c.name === baseline)) throw new Error(`baseline "${baseline}" is not one of the cases`)
   const iterations: Array<number> = []
   for (const c of cases) {
@@ -108,45 +102,5 @@ export const compareTimed = async (h: Harness, params: {
       times.push((await timeBatch(theCase.fn, iters)) / iters)
     }
   }
-  const medians = perOp.map(median)
-  const medianOf = (name: string): number => medians[cases.findIndex((c) => c.name === name)] ?? Number.NaN
-  const results = cases.map((c, i): CaseResult => {
-    const times = perOp[i] ?? []
-    const med = medians[i] ?? Number.NaN
-    const ratios: Record<string, number> = {}
-    for (const other of cases) if (other.name !== c.name) ratios[other.name] = med / medianOf(other.name)
-    let previous: CaseResult | undefined
-    for (const r of h.results) {
-      if (r.name === c.name && r.size < size && (previous === undefined || r.size > previous.size)) previous = r
-    }
-    return {
-      name: c.name,
-      size,
-      medianNs: med,
-      minNs: Math.min(...times),
-      maxNs: Math.max(...times),
-      samples: times.length,
-      iterations: iterations[i] ?? 1,
-      perElementNs: med / size,
-      baseline,
-      ratioToBaseline: med / medianOf(baseline),
-      ratios,
-      ...(previous === undefined ? {} : { growth: med / previous.medianNs, sizeFactor: size / previous.size })
-    }
-  })
-  h.results.push(...results)
-  printTable(
-    params.title ?? `${h.benchmark} @ ${size.toLocaleString("en-US")} (baseline: ${baseline})`,
-    ["case", "median", "min", "max", "per element", "samples×iters", `vs ${baseline}`],
-    results.map((r) => [
-      r.name,
-      formatNs(r.medianNs),
-      formatNs(r.minNs),
-      formatNs(r.maxNs),
-      formatNs(r.perElementNs),
-      `${r.samples}×${r.iterations}`,
-      formatRatio(r.ratioToBaseline)
-    ])
-  )
-  return results
+  return h.record({ ...params, names: cases.map((c) => c.name), perOp, iterations })
 }
