@@ -66,7 +66,15 @@ export class Fitting<M> {
   readonly format: MessageFormat<M>
   readonly counter: TokenCounter
   readonly overhead: number
-  readonly cache: CostCache
+  /** The caller's cost cache, if any. */
+  readonly cache: CostCache | undefined
+  /**
+   * Without a cache of the caller's: this call's own, created on first use, for the messages counted after the
+   * input (compressed copies, notes). The input's counts are kept by position instead (`original`, `cost`).
+   */
+  private scratch: CostCache | undefined
+  /** Whether some count fell back after a counter failure. */
+  private failed = false
   /** The budget fitted to: the given one, or 0 when it is unusable. */
   readonly budget: number
   readonly budgetUsable: boolean
@@ -121,17 +129,23 @@ export class Fitting<M> {
       )
     }
     this.counter = asCounter(countTokens)
-    // A cache of the caller's, or one for this call only: the final recount then reads the counts instead of
-    // tokenizing every message a second time.
-    this.cache = opts.cache instanceof CostCache ? opts.cache : makeCostCache()
+    // The caller's cache, when given: the input is counted through it, and so is the final recount. Without
+    // one, the counts are kept by position (no per-message cache writes), and the final recount adds up the
+    // counts of what is kept, in order, from scratch (see `finish`).
+    this.cache = opts.cache instanceof CostCache ? opts.cache : undefined
     this.budgetUsable = isFiniteAtLeast(budget, 0, true)
     this.budget = this.budgetUsable ? budget as number : 0
     if (!this.budgetUsable) this.diagnostics.push(new UnusableBudget({ given: describeValue(budget) }))
 
-    const counted = conversationCost(this.list, this.costOptions())
+    const counted = conversationCost(this.list, {
+      counter: this.counter,
+      format: this.format,
+      perMessageOverhead: this.overhead,
+      cache: this.cache
+    })
     this.absorb(counted.diagnostics)
     this.original = counted.costs
-    this.cost = Float64Array.from(counted.costs)
+    this.cost = new Float64Array(counted.costs)
     this.total = counted.total
 
     const { groupOf, groups } = toolGroups(this.list, this.format)
@@ -159,13 +173,19 @@ export class Fitting<M> {
   }
 
   private costOptions() {
-    return { counter: this.counter, format: this.format, perMessageOverhead: this.overhead, cache: this.cache }
+    return {
+      counter: this.counter,
+      format: this.format,
+      perMessageOverhead: this.overhead,
+      cache: this.cache ?? (this.scratch ??= makeCostCache())
+    }
   }
 
   /** Keeps one diagnostic per counter failure kind, adding up the texts that fell back. */
   absorb(diagnostics: ReadonlyArray<FitDiagnostic>): void {
     for (const d of diagnostics) {
       if (d._tag === "CounterFailed") {
+        this.failed = true
         const at = this.diagnostics.findIndex((x) =>
           x._tag === "CounterFailed" && x.counter === d.counter && x.failure === d.failure
         )
@@ -368,21 +388,32 @@ export class Fitting<M> {
   finish(extra: Pick<FitResult<M>, "summaryCreated" | "manualFallback"> = {}): FitResult<M> {
     const kept: Array<M> = []
     const inserted: Array<M> = []
-    const notes = [...this.notes].sort((a, b) => a.before - b.before)
+    const notes = this.notes.length > 1 ? [...this.notes].sort((a, b) => a.before - b.before) : this.notes
+    const list = this.list
+    const groupOf = this.groupOf
+    const removed = this.removed
+    const cost = this.cost
+    const replaced = this.replaced.size > 0 ? this.replaced : undefined
+    // What `kept` costs, added up from scratch in `kept` order (as `conversationCost` adds it up): the counts
+    // of the kept messages, not the running total.
+    let sum = 0
     let next = 0
-    for (let i = 0; i < this.list.length; i++) {
+    for (let i = 0; i < list.length; i++) {
       while (next < notes.length && (notes[next] as Note<M>).before === i) {
         const note = notes[next++] as Note<M>
         kept.push(note.message)
         inserted.push(note.message)
+        sum += note.cost
       }
-      if (this.isRemoved(this.groupOf[i] as number)) continue
-      kept.push(this.replaced.get(i) ?? this.list[i] as M)
+      if (removed[groupOf[i] as number] !== undefined) continue
+      kept.push(replaced?.get(i) ?? list[i] as M)
+      sum += cost[i] as number
     }
     for (; next < notes.length; next++) {
       const note = notes[next] as Note<M>
       kept.push(note.message)
       inserted.push(note.message)
+      sum += note.cost
     }
     const excluded: Array<ExcludedMessage<M>> = []
     for (const g of this.order) {
@@ -403,7 +434,13 @@ export class Fitting<M> {
         tokensAfter: this.cost[i] as number
       })
     }
-    const recount = conversationCost(kept, this.costOptions())
+    // With the caller's cache, or after a counter failure (the texts that fell back are tried again), `kept` is
+    // counted again through `conversationCost`. Otherwise every count of `kept` is known, by position, and the
+    // per-call cache would only hand them back: they are added up instead, and counting nothing still reports
+    // the settings the counting adjusted.
+    const recount = this.cache !== undefined || this.failed
+      ? conversationCost(kept, this.costOptions())
+      : { total: sum, diagnostics: conversationCost([], this.costOptions()).diagnostics }
     const known = new Set(
       this.diagnostics.map((d) => d._tag === "CounterFailed" ? `${d.counter}\u0000${d.failure}` : "")
     )
