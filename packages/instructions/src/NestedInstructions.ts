@@ -1,0 +1,226 @@
+/**
+ * Lazy attachment of instruction files that live below the working directory, when a tool touches a path under
+ * them: once per session and file, and again when the file changes.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import type { InstructionKind, InstructionsOptions } from "./AgentsInstructions.ts"
+import type { OutsideWorkspace } from "./Errors.ts"
+import { fileInDirectory, projectNames, resolveWorkspace } from "./internal/agents.ts"
+import { directoriesDown, fingerprint, isWithin, realPathOr, typeOf } from "./internal/files.ts"
+
+/**
+ * Per-session memory of attached nested files: absolute path to a fingerprint of the text attached. An immutable
+ * value; keep one per session.
+ *
+ * @example
+ * ```ts
+ * import { emptyNestedState } from "@ctxkit/instructions"
+ *
+ * emptyNestedState.seen.size // 0
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface NestedState {
+  /** Attached files and the fingerprint of the text attached. */
+  readonly seen: ReadonlyMap<string, string>
+}
+
+/**
+ * The state of a new session: nothing attached yet.
+ *
+ * @example
+ * ```ts
+ * import { emptyNestedState } from "@ctxkit/instructions"
+ *
+ * emptyNestedState.seen.size // 0
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const emptyNestedState: NestedState = { seen: new Map() }
+
+/**
+ * A tool call touching a path: `read` tools get instructions on their result; `write` and `process` calls are
+ * returned to the model to reconsider.
+ *
+ * @example
+ * ```ts
+ * import type { TouchedPath } from "@ctxkit/instructions"
+ *
+ * const touch: TouchedPath = { path: "/repo/packages/api/src/a.ts", access: "read" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TouchedPath {
+  /** The path the tool reads, writes or runs in. */
+  readonly path: string
+  /** `read`, `write` or `process`. */
+  readonly access: "read" | "write" | "process"
+}
+
+/**
+ * A nested file attached by {@link attachNestedInstructions}.
+ *
+ * @example
+ * ```ts
+ * import type { NestedFile } from "@ctxkit/instructions"
+ *
+ * const f: NestedFile = { path: "/r/pkg/AGENTS.md", label: "pkg/AGENTS.md", kind: "agents", text: "Run the pkg tests." }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface NestedFile {
+  /** Absolute path. */
+  readonly path: string
+  /** Path relative to the workspace. */
+  readonly label: string
+  /** Which name supplied it. */
+  readonly kind: InstructionKind
+  /** The file's text. */
+  readonly text: string
+}
+
+/**
+ * What to do with a tool call: `none` (nothing new), `append` (add `text` to a read tool's result) or `reconsider`
+ * (do not run the write/process call; return `text` to the model). `state` is the session's next state.
+ *
+ * @example
+ * ```ts
+ * import type { NestedAttachment } from "@ctxkit/instructions"
+ * import { emptyNestedState } from "@ctxkit/instructions"
+ *
+ * const nothing: NestedAttachment = { action: "none", files: [], text: "", state: emptyNestedState }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface NestedAttachment {
+  /** What the harness should do. */
+  readonly action: "none" | "append" | "reconsider"
+  /** Files newly attached (root-first). */
+  readonly files: ReadonlyArray<NestedFile>
+  /** Text to attach; empty with `none`. */
+  readonly text: string
+  /** The session's state after this call. */
+  readonly state: NestedState
+}
+
+/**
+ * Heading of nested instructions attached to a read tool's result.
+ *
+ * @example
+ * ```ts
+ * import { NESTED_READ_HEADER } from "@ctxkit/instructions"
+ *
+ * NESTED_READ_HEADER.startsWith("[Instructions") // true
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const NESTED_READ_HEADER =
+  "[Instructions for this path. The closest file wins on conflicts; the user's explicit prompts take priority.]"
+
+/**
+ * Heading of nested instructions returned instead of running a write or process call.
+ *
+ * @example
+ * ```ts
+ * import { NESTED_RECONSIDER_HEADER } from "@ctxkit/instructions"
+ *
+ * NESTED_RECONSIDER_HEADER.startsWith("[Not executed") // true
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const NESTED_RECONSIDER_HEADER =
+  "[Not executed: new instructions apply to this path. Reconsider the call against them before retrying.]"
+
+/**
+ * Pure step: given the files found for a touched path, keeps those not yet attached in this session (or changed
+ * since), and returns the attachment and the next state.
+ *
+ * @example
+ * ```ts
+ * import { emptyNestedState, planNestedAttachment } from "@ctxkit/instructions"
+ *
+ * const files = [{ path: "/r/p/AGENTS.md", label: "p/AGENTS.md", kind: "agents" as const, text: "x" }]
+ * const first = planNestedAttachment(emptyNestedState, files, "read")
+ * planNestedAttachment(first.state, files, "read").action // "none"
+ * ```
+ *
+ * @category attachment
+ * @since 0.1.0
+ */
+export const planNestedAttachment = (
+  state: NestedState,
+  files: ReadonlyArray<NestedFile>,
+  access: TouchedPath["access"]
+): NestedAttachment => {
+  const fresh = files.filter((f) => state.seen.get(f.path) !== fingerprint(f.text))
+  if (fresh.length === 0) return { action: "none", files: [], text: "", state }
+  const seen = new Map(state.seen)
+  fresh.forEach((f) => seen.set(f.path, fingerprint(f.text)))
+  const header = access === "read" ? NESTED_READ_HEADER : NESTED_RECONSIDER_HEADER
+  const text = [header, ...fresh.map((f) => `## ${f.label}\n${f.text}`)].join("\n\n")
+  return { action: access === "read" ? "append" : "reconsider", files: fresh, text, state: { seen } }
+}
+
+/**
+ * Reads the instruction files of directories strictly below the working directory down to the touched path, and
+ * attaches those this session has not seen (or that changed) via {@link planNestedAttachment}. Paths outside the
+ * working directory attach nothing.
+ *
+ * @example
+ * ```ts
+ * import { attachNestedInstructions, emptyNestedState } from "@ctxkit/instructions"
+ * import { NodeServices } from "@effect/platform-node"
+ * import * as Effect from "effect/Effect"
+ *
+ * const program = attachNestedInstructions(
+ *   { workspaceRoot: "/repo" },
+ *   emptyNestedState,
+ *   { path: "/repo/packages/api/src/a.ts", access: "read" }
+ * ).pipe(Effect.provide(NodeServices.layer))
+ * ```
+ *
+ * @category attachment
+ * @since 0.1.0
+ */
+export const attachNestedInstructions: (
+  options: InstructionsOptions,
+  state: NestedState,
+  touched: TouchedPath
+) => Effect.Effect<NestedAttachment, OutsideWorkspace, FileSystem.FileSystem | Path.Path> = Effect.fn(
+  "Instructions.attachNested"
+)(function*(options: InstructionsOptions, state: NestedState, touched: TouchedPath) {
+  const path = yield* Path.Path
+  const fs = yield* FileSystem.FileSystem
+  const { cwd, root } = yield* resolveWorkspace(options)
+  const target = path.resolve(cwd, touched.path)
+  if (!isWithin(path, root, target) || !isWithin(path, cwd, target) || target === cwd) {
+    return { action: "none", files: [], text: "", state } satisfies NestedAttachment
+  }
+  // Directories strictly below cwd containing the target (the target itself may be a file or a directory).
+  const below = directoriesDown(path, cwd, path.dirname(target)).slice(1)
+  const targetIsDirectory = Option.getOrUndefined(yield* typeOf(fs, target)) === "Directory"
+  const dirs = targetIsDirectory ? [...below, target] : below
+  const realRoot = yield* realPathOr(fs, root)
+  const found = yield* Effect.forEach(dirs, (d) => fileInDirectory(d, projectNames(options.claudeMdFallback), realRoot))
+  const files = found.flatMap((f) => Option.isSome(f) ? [{ ...f.value, label: path.relative(root, f.value.path) }] : [])
+  return planNestedAttachment(state, files, touched.access)
+})
