@@ -10,7 +10,8 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import { InvalidInstructionsOption, type OutsideWorkspace } from "./Errors.ts"
 import { FILE_NAMES, fileInDirectory, projectNames, resolveWorkspace } from "./internal/agents.ts"
-import { byteLength, directoriesDown, realPathOr, tailBytes } from "./internal/files.ts"
+import { capClosestFirst, clampBytes } from "./internal/cap.ts"
+import { directoriesDown, realPathOr } from "./internal/files.ts"
 
 /**
  * Which file supplied a directory's instructions: `override` (AGENTS.override.md), `agents` (AGENTS.md),
@@ -201,10 +202,7 @@ export interface AssembledInstructions {
   readonly maxBytes: number
 }
 
-const clampMaxBytes = (maxBytes: number): number =>
-  Number.isFinite(maxBytes)
-    ? Math.min(MAX_BYTES_RANGE[1], Math.max(MAX_BYTES_RANGE[0], Math.floor(maxBytes)))
-    : DEFAULT_MAX_BYTES
+const clampMaxBytes = (maxBytes: number): number => clampBytes(maxBytes, MAX_BYTES_RANGE, DEFAULT_MAX_BYTES)
 
 /**
  * Assembles instruction files (farthest first: global, workspace root, …, working directory) into one text under
@@ -232,27 +230,16 @@ export const assembleInstructions = (
   options: { readonly maxBytes?: number } = {}
 ): AssembledInstructions => {
   const maxBytes = clampMaxBytes(options.maxBytes ?? DEFAULT_MAX_BYTES)
-  // Walk closest first, spending the budget; then restore the farthest-first order.
-  const closestFirst = [...files].reverse().reduce<{
-    readonly remaining: number
-    readonly out: ReadonlyArray<AssembledFile & { readonly text: string }>
-  }>((acc, file) => {
-    const bytes = byteLength(file.text)
-    const base = { label: file.label, path: file.path, kind: file.kind, bytes }
-    if (bytes <= acc.remaining) {
-      return {
-        remaining: acc.remaining - bytes,
-        out: [...acc.out, { ...base, status: "whole", keptBytes: bytes, text: file.text }]
-      }
-    }
-    if (acc.remaining > 0) {
-      const text = tailBytes(file.text, acc.remaining)
-      return { remaining: 0, out: [...acc.out, { ...base, status: "tail", keptBytes: byteLength(text), text }] }
-    }
-    return { remaining: 0, out: [...acc.out, { ...base, status: "dropped", keptBytes: 0, text: "" }] }
-  }, { remaining: maxBytes, out: [] })
-  const assembled = [...closestFirst.out].reverse()
-  const omittedBytes = assembled.reduce((sum, f) => sum + f.bytes - f.keptBytes, 0)
+  const { capped, omittedBytes } = capClosestFirst(files, maxBytes)
+  const assembled = capped.map((c) => ({
+    label: c.item.label,
+    path: c.item.path,
+    kind: c.item.kind,
+    status: c.status,
+    bytes: c.bytes,
+    keptBytes: c.keptBytes,
+    text: c.text
+  }))
   const sections = assembled.filter((f) => f.status !== "dropped").map((f) =>
     `## ${f.label}${f.status === "tail" ? " (beginning truncated)" : ""}\n${f.text}`
   )

@@ -142,3 +142,27 @@ export class InstructionsWriteFailed extends Schema.TaggedError<InstructionsWrit
     return `Could not write ${this.path}: ${this.detail}`
   }
 }
+
+/**
+ * Saving skill overrides into an existing config file that is not trusted was refused: an existing config file
+ * must be trusted before the host writes into it.
+ *
+ * @example
+ * ```ts
+ * import { UntrustedConfigFile } from "@ctxkit/instructions"
+ *
+ * new UntrustedConfigFile({ path: "/repo/.ctxkit/config.json" }).message
+ * // "Refused to write /repo/.ctxkit/config.json: the existing config file is not trusted; trust the project first."
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UntrustedConfigFile extends Schema.TaggedError<UntrustedConfigFile>()("UntrustedConfigFile", {
+  /** The config file that was not written. */
+  path: Schema.String
+}) {
+  override get message(): string {
+    return `Refused to write ${this.path}: the existing config file is not trusted; trust the project first.`
+  }
+}

@@ -8,9 +8,16 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import type { InstructionKind, InstructionsOptions } from "./AgentsInstructions.ts"
+import {
+  DEFAULT_MAX_BYTES,
+  type InstructionKind,
+  type InstructionsOptions,
+  MAX_BYTES_RANGE,
+  truncationNotice
+} from "./AgentsInstructions.ts"
 import type { OutsideWorkspace } from "./Errors.ts"
 import { fileInDirectory, projectNames, resolveWorkspace } from "./internal/agents.ts"
+import { capClosestFirst, clampBytes } from "./internal/cap.ts"
 import { directoriesDown, fingerprint, isWithin, realPathOr, typeOf } from "./internal/files.ts"
 
 /**
@@ -101,7 +108,7 @@ export interface NestedFile {
  * import type { NestedAttachment } from "@ctxkit/instructions"
  * import { emptyNestedState } from "@ctxkit/instructions"
  *
- * const nothing: NestedAttachment = { action: "none", files: [], text: "", state: emptyNestedState }
+ * const nothing: NestedAttachment = { action: "none", files: [], text: "", omittedBytes: 0, state: emptyNestedState }
  * ```
  *
  * @category models
@@ -110,10 +117,12 @@ export interface NestedFile {
 export interface NestedAttachment {
   /** What the harness should do. */
   readonly action: "none" | "append" | "reconsider"
-  /** Files newly attached (root-first). */
+  /** Files newly attached (root-first), whole or cut to their tail; files dropped by the cap are not listed. */
   readonly files: ReadonlyArray<NestedFile>
   /** Text to attach; empty with `none`. */
   readonly text: string
+  /** Bytes of farther files left out to fit `maxBytes` (0 when everything fit). */
+  readonly omittedBytes: number
   /** The session's state after this call. */
   readonly state: NestedState
 }
@@ -151,8 +160,13 @@ export const NESTED_RECONSIDER_HEADER =
   "[Not executed: new instructions apply to this path. Reconsider the call against them before retrying.]"
 
 /**
- * Pure step: given the files found for a touched path, keeps those not yet attached in this session (or changed
- * since), and returns the attachment and the next state.
+ * Pure step: given the files found for a touched path (farthest first), keeps those not yet attached in this
+ * session (or changed since), caps their text at `maxBytes` with the main assembly's rule, and returns the attachment
+ * and the next state.
+ *
+ * The cap (default 32 KiB, clamped into 1,024–1,048,576) keeps the closest files whole; the first that does not fit
+ * keeps its tail and is labelled `(beginning truncated)`; farther files are dropped, and a truncation notice line
+ * says how many bytes were omitted. Dropped files are not marked as seen, so a later touch can still attach them.
  *
  * @example
  * ```ts
@@ -169,21 +183,38 @@ export const NESTED_RECONSIDER_HEADER =
 export const planNestedAttachment = (
   state: NestedState,
   files: ReadonlyArray<NestedFile>,
-  access: TouchedPath["access"]
+  access: TouchedPath["access"],
+  options: {
+    /** Cap on bytes of attached file text, 1,024–1,048,576. Default 32,768. */
+    readonly maxBytes?: number
+  } = {}
 ): NestedAttachment => {
   const fresh = files.filter((f) => state.seen.get(f.path) !== fingerprint(f.text))
-  if (fresh.length === 0) return { action: "none", files: [], text: "", state }
+  if (fresh.length === 0) return { action: "none", files: [], text: "", omittedBytes: 0, state }
+  const maxBytes = clampBytes(options.maxBytes ?? DEFAULT_MAX_BYTES, MAX_BYTES_RANGE, DEFAULT_MAX_BYTES)
+  const { capped, omittedBytes } = capClosestFirst(fresh, maxBytes)
+  const kept = capped.filter((c) => c.status !== "dropped")
   const seen = new Map(state.seen)
-  fresh.forEach((f) => seen.set(f.path, fingerprint(f.text)))
+  kept.forEach((c) => seen.set(c.item.path, fingerprint(c.item.text)))
   const header = access === "read" ? NESTED_READ_HEADER : NESTED_RECONSIDER_HEADER
-  const text = [header, ...fresh.map((f) => `## ${f.label}\n${f.text}`)].join("\n\n")
-  return { action: access === "read" ? "append" : "reconsider", files: fresh, text, state: { seen } }
+  const text = [
+    header,
+    ...(omittedBytes > 0 ? [truncationNotice(omittedBytes, maxBytes)] : []),
+    ...kept.map((c) => `## ${c.item.label}${c.status === "tail" ? " (beginning truncated)" : ""}\n${c.text}`)
+  ].join("\n\n")
+  return {
+    action: access === "read" ? "append" : "reconsider",
+    files: kept.map((c) => ({ ...c.item, text: c.text })),
+    text,
+    omittedBytes,
+    state: { seen }
+  }
 }
 
 /**
  * Reads the instruction files of directories strictly below the working directory down to the touched path, and
- * attaches those this session has not seen (or that changed) via {@link planNestedAttachment}. Paths outside the
- * working directory attach nothing.
+ * attaches those this session has not seen (or that changed) via {@link planNestedAttachment}, held to
+ * `options.maxBytes` like the main assembly. Paths outside the working directory attach nothing.
  *
  * @example
  * ```ts
@@ -213,7 +244,7 @@ export const attachNestedInstructions: (
   const { cwd, root } = yield* resolveWorkspace(options)
   const target = path.resolve(cwd, touched.path)
   if (!isWithin(path, root, target) || !isWithin(path, cwd, target) || target === cwd) {
-    return { action: "none", files: [], text: "", state } satisfies NestedAttachment
+    return { action: "none", files: [], text: "", omittedBytes: 0, state } satisfies NestedAttachment
   }
   // Directories strictly below cwd containing the target (the target itself may be a file or a directory).
   const below = directoriesDown(path, cwd, path.dirname(target)).slice(1)
@@ -222,5 +253,5 @@ export const attachNestedInstructions: (
   const realRoot = yield* realPathOr(fs, root)
   const found = yield* Effect.forEach(dirs, (d) => fileInDirectory(d, projectNames(options.claudeMdFallback), realRoot))
   const files = found.flatMap((f) => Option.isSome(f) ? [{ ...f.value, label: path.relative(root, f.value.path) }] : [])
-  return planNestedAttachment(state, files, touched.access)
+  return planNestedAttachment(state, files, touched.access, { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES })
 })

@@ -99,7 +99,7 @@ export interface SkillDiscoveryOptions {
   readonly overrides?: SkillOverrides
   /** Deepest level searched below a root (default 5). */
   readonly maxDepth?: number
-  /** Most directories visited per root (default 2,000). */
+  /** Most directories visited by the whole discovery, all roots together (default 2,000). */
   readonly maxDirectories?: number
 }
 
@@ -226,7 +226,7 @@ export const skillRoots = (options: SkillDiscoveryOptions): Effect.Effect<Readon
   })
 
 /**
- * Default walk limits: 5 levels deep, 2,000 directories per root.
+ * Default walk limits: 5 levels deep, 2,000 directories for the whole discovery (all roots together).
  *
  * @example
  * ```ts
@@ -245,12 +245,20 @@ interface Walk {
   readonly diagnostics: ReadonlyArray<SkillDiagnostic>
 }
 
-/** Breadth-first walk of one root. `seen` (real paths) is shared across roots so one directory is read once. */
+/**
+ * Breadth-first walk of one root. `seen` (real paths) and `counted` (directories already visited by earlier roots)
+ * are shared across roots: one directory is read once, and `maxDirectories` bounds the whole discovery.
+ */
 const walkRoot = (
   root: string,
   limits: { readonly maxDepth: number; readonly maxDirectories: number },
-  seen: ReadonlySet<string>
-): Effect.Effect<Walk & { readonly seen: ReadonlySet<string> }, never, FileSystem.FileSystem | Path.Path> =>
+  seen: ReadonlySet<string>,
+  counted: number
+): Effect.Effect<
+  Walk & { readonly seen: ReadonlySet<string>; readonly counted: number; readonly stopped: boolean },
+  never,
+  FileSystem.FileSystem | Path.Path
+> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -259,7 +267,7 @@ const walkRoot = (
     const found: Array<string> = []
     const diagnostics: Array<SkillDiagnostic> = []
     let queue: ReadonlyArray<readonly [string, number]> = [[root, 0]]
-    let count = 0
+    let count = counted
     while (queue.length > 0) {
       const next: Array<readonly [string, number]> = []
       for (const [directory, depth] of queue) {
@@ -280,10 +288,11 @@ const walkRoot = (
           diagnostics.push({
             severity: "warning",
             code: "directory-limit",
-            message: `Stopped after ${limits.maxDirectories} directories; skills deeper in this root were not read.`,
+            message: `Stopped after ${limits.maxDirectories} directories in all skill roots together; ` +
+              "skills in this root's remaining directories and in later roots were not read.",
             path: root
           })
-          return { skillDirectories: found, diagnostics, seen: visited }
+          return { skillDirectories: found, diagnostics, seen: visited, counted: count, stopped: true }
         }
         count += 1
         visited.add(real)
@@ -300,7 +309,7 @@ const walkRoot = (
       }
       queue = next
     }
-    return { skillDirectories: found, diagnostics, seen: visited }
+    return { skillDirectories: found, diagnostics, seen: visited, counted: count, stopped: false }
   })
 
 const readSkill = Effect.fnUntraced(function*(directory: string) {
@@ -316,8 +325,8 @@ const readSkill = Effect.fnUntraced(function*(directory: string) {
 })
 
 /**
- * Discovers skills: walks each root of {@link skillRoots} in order (at most `maxDepth` levels and `maxDirectories`
- * directories per root; hidden directories and `node_modules` skipped; no descent into a skill; directories
+ * Discovers skills: walks each root of {@link skillRoots} in order (at most `maxDepth` levels below each root and
+ * `maxDirectories` directories for all roots together, with one `directory-limit` diagnostic when it stops; hidden directories and `node_modules` skipped; no descent into a skill; directories
  * de-duplicated by real path), validates each `SKILL.md`, keeps the first skill of each name and reports later
  * ones as shadowed. Disabled winners stay winners (`enabled: false`): their shadowed copies are not promoted.
  *
@@ -344,12 +353,18 @@ export const discoverSkills: (
     }
     const disabled = new Set(options.overrides?.disabled ?? [])
     let seen: ReadonlySet<string> = new Set()
+    let counted = 0
+    let stopped = false
     const skills: Array<Skill> = []
     const shadowed: Array<Skill> = []
     const diagnostics: Array<SkillDiagnostic> = []
     for (const root of roots) {
-      const walk = yield* walkRoot(root.directory, limits, seen)
+      // The directory limit is global: once it stops a walk, later roots are not walked at all.
+      if (stopped) break
+      const walk = yield* walkRoot(root.directory, limits, seen, counted)
       seen = walk.seen
+      counted = walk.counted
+      stopped = walk.stopped
       diagnostics.push(...walk.diagnostics)
       for (const directory of walk.skillDirectories) {
         const { file, text, validation } = yield* readSkill(directory)
@@ -450,7 +465,7 @@ export const validateSkill: (
     const isFile = Option.getOrUndefined(yield* typeOf(fs, resolved)) === "File"
     const walk = isFile
       ? { skillDirectories: [path.dirname(resolved)], diagnostics: [] }
-      : yield* walkRoot(resolved, SKILL_WALK_LIMITS, new Set())
+      : yield* walkRoot(resolved, SKILL_WALK_LIMITS, new Set(), 0)
     const read = yield* Effect.forEach(walk.skillDirectories, (directory) => readSkill(directory))
     const skills = read.flatMap(({ file, validation }) =>
       Option.isSome(validation) ? [{ file, validation: validation.value }] : []

@@ -7,8 +7,8 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import { InstructionsWriteFailed } from "./Errors.ts"
-import { readTextFile } from "./internal/files.ts"
+import { InstructionsWriteFailed, UntrustedConfigFile } from "./Errors.ts"
+import { fingerprint, readTextFile, typeOf } from "./internal/files.ts"
 import type { SkillDiscovery, SkillOverrides } from "./SkillDiscovery.ts"
 
 /**
@@ -99,9 +99,38 @@ export const readSkillOverrides: (file: string) => Effect.Effect<SkillOverrides,
     return { disabled }
   })
 
+/** Most temporary names tried beside the config file before giving up. */
+const TEMPORARY_ATTEMPTS = 100
+
+/**
+ * Writes `text` to a new temporary file beside `file`, named from a hash of the text plus a counter
+ * (`config.json.<hash>.<n>.tmp`). The write is exclusive (`wx`): a name already taken — another writer, or a
+ * leftover — moves on to the next counter, so two writers never share a temporary file. Returns its path.
+ */
+const writeTemporary = (
+  fs: FileSystem.FileSystem,
+  file: string,
+  text: string,
+  attempt: number
+): Effect.Effect<string, InstructionsWriteFailed> => {
+  const temporary = `${file}.${fingerprint(text).replace(":", "-")}.${attempt}.tmp`
+  return fs.writeFileString(temporary, text, { flag: "wx" }).pipe(
+    Effect.as(temporary),
+    Effect.catch((e) =>
+      e.reason._tag === "AlreadyExists" && attempt + 1 < TEMPORARY_ATTEMPTS
+        ? writeTemporary(fs, file, text, attempt + 1)
+        : Effect.fail(new InstructionsWriteFailed({ path: file, detail: e.message }))
+    )
+  )
+}
+
 /**
  * Saves the overrides into a JSON config file atomically: other keys of an existing file are kept, the new text
- * is written to a temporary file beside it, then renamed over it.
+ * is written to a unique temporary file in the same directory (named from a hash of the text plus a counter, created
+ * exclusively), then renamed over it; the temporary file is removed if the rename fails.
+ *
+ * An existing config file must be trusted: with `trusted: false` and a file already there, nothing is written and
+ * the save fails with {@link UntrustedConfigFile}. A missing file (and its directories) is created either way.
  *
  * @example
  * ```ts
@@ -109,7 +138,7 @@ export const readSkillOverrides: (file: string) => Effect.Effect<SkillOverrides,
  * import { NodeServices } from "@effect/platform-node"
  * import * as Effect from "effect/Effect"
  *
- * const program = saveSkillOverrides("/repo/.ctxkit/config.json", { disabled: ["pdf"] }).pipe(
+ * const program = saveSkillOverrides("/repo/.ctxkit/config.json", { disabled: ["pdf"] }, { trusted: true }).pipe(
  *   Effect.provide(NodeServices.layer)
  * )
  * ```
@@ -119,20 +148,29 @@ export const readSkillOverrides: (file: string) => Effect.Effect<SkillOverrides,
  */
 export const saveSkillOverrides: (
   file: string,
-  overrides: SkillOverrides
-) => Effect.Effect<void, InstructionsWriteFailed, FileSystem.FileSystem | Path.Path> = Effect.fn(
-  "Skills.saveOverrides"
-)(function*(file: string, overrides: SkillOverrides) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const existing = yield* readTextFile(fs, file)
-  const config = Option.isSome(existing) ? yield* parseJsonObject(existing.value) : {}
-  const previous = config["skills"]
-  const skills = typeof previous === "object" && previous !== null && !Array.isArray(previous) ? previous : {}
-  const text = `${JSON.stringify({ ...config, skills: { ...skills, disabled: overrides.disabled } }, null, 2)}\n`
-  const temporary = `${file}.tmp`
-  const failed = (e: { readonly message: string }) => new InstructionsWriteFailed({ path: file, detail: e.message })
-  yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.mapError(failed))
-  yield* fs.writeFileString(temporary, text).pipe(Effect.mapError(failed))
-  yield* fs.rename(temporary, file).pipe(Effect.mapError(failed))
-})
+  overrides: SkillOverrides,
+  options: {
+    /** Whether the existing config file is trusted (a trusted project or an explicit config). */
+    readonly trusted: boolean
+  }
+) => Effect.Effect<void, InstructionsWriteFailed | UntrustedConfigFile, FileSystem.FileSystem | Path.Path> = Effect
+  .fn("Skills.saveOverrides")(
+    function*(file: string, overrides: SkillOverrides, options: { readonly trusted: boolean }) {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const exists = Option.isSome(yield* typeOf(fs, file))
+      if (exists && !options.trusted) return yield* new UntrustedConfigFile({ path: file })
+      const existing = yield* readTextFile(fs, file)
+      const config = Option.isSome(existing) ? yield* parseJsonObject(existing.value) : {}
+      const previous = config["skills"]
+      const skills = typeof previous === "object" && previous !== null && !Array.isArray(previous) ? previous : {}
+      const text = `${JSON.stringify({ ...config, skills: { ...skills, disabled: overrides.disabled } }, null, 2)}\n`
+      const failed = (e: { readonly message: string }) => new InstructionsWriteFailed({ path: file, detail: e.message })
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.mapError(failed))
+      const temporary = yield* writeTemporary(fs, file, text, 0)
+      yield* fs.rename(temporary, file).pipe(
+        Effect.mapError(failed),
+        Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
+      )
+    }
+  )

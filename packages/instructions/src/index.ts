@@ -27,7 +27,8 @@ export {
   InvalidInstructionsOption,
   OutsideWorkspace,
   SkillNotFound,
-  SkillResourceDenied
+  SkillResourceDenied,
+  UntrustedConfigFile
 } from "./Errors.ts"
 export {
   attachNestedInstructions,

@@ -16,7 +16,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Path from "effect/Path"
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir, writeTree } from "./helpers.ts"
 
@@ -246,8 +246,8 @@ describe("overrides", () => {
       assert.strictEqual(setSkillEnabled(before, toggle.overrides, "acme:x", false).change, "locked")
       assert.strictEqual(setSkillEnabled(before, toggle.overrides, "zzz", false).change, "unknown")
       const file = join(root, ".ctxkit/config.json")
-      yield* saveSkillOverrides(file, toggle.overrides)
-      assert.isFalse(existsSync(`${file}.tmp`))
+      yield* saveSkillOverrides(file, toggle.overrides, { trusted: true })
+      assert.deepStrictEqual(readdirSync(join(root, ".ctxkit")), ["config.json"])
       assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { model: "m", skills: { disabled: ["pdf"] } })
       const overrides = yield* readSkillOverrides(file)
       const after = yield* discoverSkills({ ...options, overrides })
@@ -259,7 +259,7 @@ describe("overrides", () => {
       const disabled = yield* Effect.flip(loadSkill(after, "pdf"))
       assert.strictEqual(disabled._tag === "SkillNotFound" && disabled.reason, "disabled")
       mkdirSync(join(root, "fresh"))
-      yield* saveSkillOverrides(join(root, "fresh/new/config.json"), { disabled: [] })
+      yield* saveSkillOverrides(join(root, "fresh/new/config.json"), { disabled: [] }, { trusted: false })
       assert.deepStrictEqual(yield* readSkillOverrides(join(root, "fresh/new/config.json")), { disabled: [] })
     }).pipe(Effect.provide(NodeServices.layer)))
 })
