@@ -9,7 +9,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import { InstructionsWriteFailed } from "./Errors.ts"
-import { readTextFile } from "./internal/files.ts"
+import { readTextFile, writeAtomically } from "./internal/files.ts"
 
 const SECTIONS: ReadonlyArray<readonly [string, string]> = [
   ["## Project overview", "<!-- What this project is, its layout, and where to start reading. -->"],
@@ -113,8 +113,6 @@ export const initAgentsFile: (
   const existing = yield* readTextFile(fs, file)
   const result = updateAgentsTemplate(Option.getOrUndefined(existing))
   if (result.action === "unchanged") return result
-  const failed = (e: { readonly message: string }) => new InstructionsWriteFailed({ path: file, detail: e.message })
-  yield* fs.writeFileString(`${file}.tmp`, result.text).pipe(Effect.mapError(failed))
-  yield* fs.rename(`${file}.tmp`, file).pipe(Effect.mapError(failed))
+  yield* writeAtomically(fs, file, result.text)
   return result
 })

@@ -8,7 +8,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import { InstructionsWriteFailed, UntrustedConfigFile } from "./Errors.ts"
-import { fingerprint, readTextFile, typeOf } from "./internal/files.ts"
+import { readTextFile, typeOf, writeAtomically } from "./internal/files.ts"
 import type { SkillDiscovery, SkillOverrides } from "./SkillDiscovery.ts"
 
 /**
@@ -99,31 +99,6 @@ export const readSkillOverrides: (file: string) => Effect.Effect<SkillOverrides,
     return { disabled }
   })
 
-/** Most temporary names tried beside the config file before giving up. */
-const TEMPORARY_ATTEMPTS = 100
-
-/**
- * Writes `text` to a new temporary file beside `file`, named from a hash of the text plus a counter
- * (`config.json.<hash>.<n>.tmp`). The write is exclusive (`wx`): a name already taken — another writer, or a
- * leftover — moves on to the next counter, so two writers never share a temporary file. Returns its path.
- */
-const writeTemporary = (
-  fs: FileSystem.FileSystem,
-  file: string,
-  text: string,
-  attempt: number
-): Effect.Effect<string, InstructionsWriteFailed> => {
-  const temporary = `${file}.${fingerprint(text).replace(":", "-")}.${attempt}.tmp`
-  return fs.writeFileString(temporary, text, { flag: "wx" }).pipe(
-    Effect.as(temporary),
-    Effect.catch((e) =>
-      e.reason._tag === "AlreadyExists" && attempt + 1 < TEMPORARY_ATTEMPTS
-        ? writeTemporary(fs, file, text, attempt + 1)
-        : Effect.fail(new InstructionsWriteFailed({ path: file, detail: e.message }))
-    )
-  )
-}
-
 /**
  * Saves the overrides into a JSON config file atomically: other keys of an existing file are kept, the new text
  * is written to a unique temporary file in the same directory (named from a hash of the text plus a counter, created
@@ -167,10 +142,6 @@ export const saveSkillOverrides: (
       const text = `${JSON.stringify({ ...config, skills: { ...skills, disabled: overrides.disabled } }, null, 2)}\n`
       const failed = (e: { readonly message: string }) => new InstructionsWriteFailed({ path: file, detail: e.message })
       yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.mapError(failed))
-      const temporary = yield* writeTemporary(fs, file, text, 0)
-      yield* fs.rename(temporary, file).pipe(
-        Effect.mapError(failed),
-        Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
-      )
+      yield* writeAtomically(fs, file, text)
     }
   )

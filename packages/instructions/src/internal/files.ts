@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import { InstructionsWriteFailed } from "../Errors.ts"
 
 /** The type of `path` after following symlinks, or none when it cannot be read. */
 export const typeOf = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Option.Option<string>> =>
@@ -57,3 +58,46 @@ export const fingerprint = (text: string): string => {
   const hash = Array.from(text).reduce((h, ch) => Math.imul(h ^ (ch.codePointAt(0) ?? 0), 16777619) >>> 0, 2166136261)
   return `${text.length}:${hash.toString(16)}`
 }
+
+/** Most temporary names tried beside the config file before giving up. */
+const TEMPORARY_ATTEMPTS = 100
+
+/**
+ * Writes `text` to a new temporary file beside `file`, named from a hash of the text plus a counter
+ * (`config.json.<hash>.<n>.tmp`). The write is exclusive (`wx`): a name already taken — another writer, or a
+ * leftover — moves on to the next counter, so two writers never share a temporary file. Returns its path.
+ */
+const writeTemporary = (
+  fs: FileSystem.FileSystem,
+  file: string,
+  text: string,
+  attempt: number
+): Effect.Effect<string, InstructionsWriteFailed> => {
+  const temporary = `${file}.${fingerprint(text).replace(":", "-")}.${attempt}.tmp`
+  return fs.writeFileString(temporary, text, { flag: "wx" }).pipe(
+    Effect.as(temporary),
+    Effect.catch((e) =>
+      e.reason._tag === "AlreadyExists" && attempt + 1 < TEMPORARY_ATTEMPTS
+        ? writeTemporary(fs, file, text, attempt + 1)
+        : Effect.fail(new InstructionsWriteFailed({ path: file, detail: e.message }))
+    )
+  )
+}
+
+/**
+ * Writes `text` to `file` atomically: a unique temporary file beside it (see `writeTemporary`), then a rename
+ * over it; the temporary file is removed if the rename fails.
+ */
+export const writeAtomically = (
+  fs: FileSystem.FileSystem,
+  file: string,
+  text: string
+): Effect.Effect<void, InstructionsWriteFailed> =>
+  writeTemporary(fs, file, text, 0).pipe(
+    Effect.flatMap((temporary) =>
+      fs.rename(temporary, file).pipe(
+        Effect.mapError((e) => new InstructionsWriteFailed({ path: file, detail: e.message })),
+        Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
+      )
+    )
+  )
