@@ -85,6 +85,28 @@ export type Link =
   | { readonly kind: "ref"; readonly key: string }
 
 /**
+ * An image or file a message carries, as a summarizer may mention it: its MIME type, its size in bytes
+ * (decoded size of inline base64 data; `0` when only a URL is known and no size is recorded) and, for
+ * images, the pixel size when the format records it. Never the bytes themselves.
+ *
+ * @example
+ * ```ts
+ * import type { AttachmentInfo } from "@ctxkit/core"
+ *
+ * const shot: AttachmentInfo = { mime: "image/png", bytes: 20_480, width: 800, height: 600 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AttachmentInfo {
+  readonly mime: string
+  readonly bytes: number
+  readonly width?: number | undefined
+  readonly height?: number | undefined
+}
+
+/**
  * What a note message (an inserted summary, checkpoint or invariants block) is for.
  *
  * @example
@@ -168,6 +190,14 @@ export interface MessageFormat<M> {
    */
   readonly text: (message: M) => string
   /**
+   * The message's own words: its text parts joined with newlines, without tool names, call arguments,
+   * reasoning or attachments. For a message that is only a tool result this is the result's text. It is what
+   * {@link MessageFormat.withText} replaces.
+   */
+  readonly ownText: (message: M) => string
+  /** The images and files the message carries (never their bytes), in order. */
+  readonly attachments: (message: M) => ReadonlyArray<AttachmentInfo>
+  /**
    * The message with its own text replaced (text parts collapse into one; calls, results, ids and
    * other parts stay). For a message that is only a tool result this is the result's text.
    */
@@ -215,21 +245,33 @@ export type FormatSpec<M> =
   & Omit<
     MessageFormat<M>,
     "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links" | "forEachLink"
+    | "ownText" | "attachments"
   >
   & Partial<
     Pick<
       MessageFormat<M>,
-      "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links" | "forEachLink"
+      | "attachesToNext"
+      | "isPinned"
+      | "isProtected"
+      | "isSummary"
+      | "source"
+      | "id"
+      | "meta"
+      | "links"
+      | "forEachLink"
+      | "ownText"
+      | "attachments"
     >
   >
 
 const never = (): boolean => false
 const none = (): undefined => undefined
+const noAttachments = (): ReadonlyArray<AttachmentInfo> => []
 
 /**
  * Builds a {@link MessageFormat} from the functions that are specific to a wire format. Defaults:
  * `links` from `forEachLink` when given, else from `toolCalls` and `toolResults`; `forEachLink` from `links`; nothing attaches to the next message; nothing is pinned or
- * a summary; a message is protected when pinned, or when it is a system message whose `source` is absent
+ * a summary; `ownText` is `text` (the result texts for a tool message); no attachments; a message is protected when pinned, or when it is a system message whose `source` is absent
  * or `"system"`; no id, no source, no metadata.
  *
  * @example
@@ -294,6 +336,11 @@ export const makeFormat = <M>(spec: FormatSpec<M>): MessageFormat<M> => {
       return from === undefined || from === "system"
     }),
     isSummary: spec.isSummary ?? never,
+    ownText: spec.ownText ?? ((message: M): string =>
+      role(message) === "tool"
+        ? toolResults(message).map((result) => result.text).join("\n")
+        : spec.text(message)),
+    attachments: spec.attachments ?? noAttachments,
     source,
     id: spec.id ?? none,
     meta: spec.meta ?? none
