@@ -6,9 +6,12 @@
  * @since 0.1.0
  */
 import type { ConversationIssue } from "../Errors.ts"
+import { attachment, measureBase64, measureUrl, mimeField, utf8Bytes } from "../internal/attachments.ts"
 import { describe, issue } from "../internal/issues.ts"
 import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "../internal/read.ts"
+import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import {
+  type AttachmentInfo,
   type Link,
   makeFormat,
   type MessageFormat,
@@ -52,6 +55,7 @@ const TEXT_RESULTS: ReadonlySet<string> = new Set(["tool_result", "mcp_tool_resu
 /** Keys of a structured result whose strings the model reads. */
 const RESULT_TEXT_KEYS: ReadonlyArray<string> = ["text", "title", "url", "stdout", "stderr", "content"]
 const MAX_DEPTH = 6
+const TEXT: ReadonlySet<string> = new Set(["text"])
 
 const typeOf = (block: unknown): string => str(block, "type") ?? ""
 
@@ -162,9 +166,87 @@ const withBlockText = (block: unknown, text: string): unknown => {
   return withFields(block, { content: Array.isArray(content) ? rewriteText(content, text) : text })
 }
 
-/** The first result block takes `text`, the others are emptied: the message's text is `text`. */
-const rewriteResults = (blocks: ReadonlyArray<unknown>, text: string): ReadonlyArray<unknown> =>
-  blocks.map((block, i) => withBlockText(block, i === 0 ? text : ""))
+/**
+ * The first result block with text content takes `text`, the other ones are emptied: the message's own text
+ * is `text`. Server tools' structured results cannot carry text and stay as they are.
+ */
+const rewriteResults = (blocks: ReadonlyArray<unknown>, text: string): ReadonlyArray<unknown> => {
+  let first = true
+  return blocks.map((block) => {
+    if (!TEXT_RESULTS.has(typeOf(block))) return block
+    const next = withBlockText(block, first ? text : "")
+    first = false
+    return next
+  })
+}
+
+/** The text blocks of a list of blocks, joined. */
+const textBlocks = (blocks: ReadonlyArray<unknown>): string => {
+  const pieces: Array<string> = []
+  for (const block of blocks) if (typeOf(block) === "text") pieces.push(str(block, "text") ?? "")
+  return joinText(pieces)
+}
+
+/**
+ * The text that `rewriteResults` rewrites: of each text-result block, its string content or its text blocks
+ * (search results and images inside stay where they are, so they are not part of it).
+ */
+const textResultsText = (blocks: ReadonlyArray<unknown>): string => {
+  const pieces: Array<string> = []
+  for (const block of blocks) {
+    if (!TEXT_RESULTS.has(typeOf(block))) continue
+    const content = isRecord(block) ? block["content"] : undefined
+    pieces.push(Array.isArray(content) ? textBlocks(content) : resultText(content))
+  }
+  return joinText(pieces)
+}
+
+/** The size of a document whose source is text or text blocks. */
+const textSourceBytes = (source: unknown): number => {
+  const data = isRecord(source) ? source["data"] ?? source["content"] : undefined
+  if (typeof data === "string") return utf8Bytes(data)
+  return Array.isArray(data) ? utf8Bytes(textBlocks(data)) : 0
+}
+
+/** An `image` or `document` block, from its `source`: base64, URL, text, content blocks or a file id. */
+const blockAttachment = (block: unknown): AttachmentInfo | undefined => {
+  const type = typeOf(block)
+  if (type !== "image" && type !== "document") return undefined
+  const source = rec(block, "source")
+  const declared = mimeField(source, "media_type")
+  switch (str(source, "type")) {
+    case "base64": {
+      const data = measureBase64(str(source, "data"))
+      return attachment([declared, data.mime], data.bytes, block)
+    }
+    case "url": {
+      const url = measureUrl(str(source, "url"))
+      // A URL document is a PDF: the API takes no other kind by URL.
+      return attachment([declared, url.mime, type === "document" ? "application/pdf" : undefined], url.bytes, block)
+    }
+    case "text":
+    case "content":
+      return attachment([declared, "text/plain"], textSourceBytes(source), block)
+    default:
+      return attachment([declared], 0, block)
+  }
+}
+
+/** The images and documents of a list of blocks, and of the text-result blocks' content among them. */
+const blocksAttachments = (blocks: ReadonlyArray<unknown>): ReadonlyArray<AttachmentInfo> => {
+  let out: Array<AttachmentInfo> | undefined
+  for (const block of blocks) {
+    const found = blockAttachment(block)
+    if (found !== undefined) (out ??= []).push(found)
+    else if (TEXT_RESULTS.has(typeOf(block))) {
+      for (const inner of arr(block, "content")) {
+        const nested = blockAttachment(inner)
+        if (nested !== undefined) (out ??= []).push(nested)
+      }
+    }
+  }
+  return out ?? empty
+}
 
 const validateMessage = (message: unknown, path: string): ReadonlyArray<ConversationIssue> => {
   if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
@@ -218,6 +300,13 @@ const validateMessage = (message: unknown, path: string): ReadonlyArray<Conversa
  * which the API takes outside `messages`) is a protected system message. Tool call `arguments` are the
  * JSON text of `input`; thinking text counts as text, redacted thinking does not. `pinned: true` or
  * `meta.pinned` pins a message. The API has no approvals.
+ *
+ * A message's own text is its text blocks, or for a results-only message its text results' content;
+ * thinking, calls and documents are not part of it. Attachments are `image` and `document` blocks, also
+ * inside tool results, measured from their base64 or text source (`0` bytes for a URL or a file id).
+ * Messages carry no summary marker: a user or system message is a summary when its text opens with a
+ * compaction checkpoint header (`[Checkpoint of N earlier messages, generated by context compaction]`) or
+ * `[Summary of earlier context]`.
  *
  * @example
  * ```ts
@@ -286,6 +375,19 @@ export const anthropic: MessageFormat<AnthropicMessage> = makeFormat<AnthropicMe
     const content = contentOf(message)
     if (typeof content === "string") return content
     return joinText(blocksOf(message).map(blockText))
+  },
+  ownText: (message) => {
+    const content = contentOf(message)
+    if (typeof content === "string") return content
+    const blocks = blocksOf(message)
+    return allResults(blocks) ? textResultsText(blocks) : textBlocks(blocks)
+  },
+  attachments: (message) => blocksAttachments(blocksOf(message)),
+  isSummary: (message) => {
+    // A message whose first text is a header holds a text block, so it is never a results-only (`tool`) message.
+    const role = str(message, "role")
+    return role !== "assistant" && role !== undefined && ROLES.has(role) &&
+      isSummaryText(firstText(contentOf(message), TEXT))
   },
   withText: (message, text) => {
     if (!isRecord(message)) return message

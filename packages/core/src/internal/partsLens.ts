@@ -8,6 +8,7 @@
  */
 import type { ConversationIssue } from "../Errors.ts"
 import {
+  type AttachmentInfo,
   type Link,
   makeFormat,
   type MessageFormat,
@@ -18,6 +19,7 @@ import {
 } from "../MessageFormat.ts"
 import { describe, issue } from "./issues.ts"
 import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "./read.ts"
+import { firstText, isSummaryText } from "./summaryText.ts"
 
 type Part = Readonly<Record<string, unknown>>
 
@@ -51,6 +53,11 @@ export interface PartDialect<M> {
   readonly resultMessage: (issuer: M, calls: ReadonlyArray<ToolCallInfo>, text: string, isError: boolean) => M
   /** The structural check of each role. */
   readonly checks: ReadonlyMap<string, Check>
+  /**
+   * The attachments of one part: an image or file part gives one, a tool-result part those of its output;
+   * other parts give none. Pushes them onto `out`.
+   */
+  readonly attachments: (part: Part, out: Array<AttachmentInfo>) => void
 }
 
 const contentOf = (message: unknown): unknown => isRecord(message) ? message["content"] : undefined
@@ -167,7 +174,11 @@ export const makePartsFormat = <M>(dialect: PartDialect<M>): MessageFormat<M> =>
     toolCalls: collect(callOf),
     toolResults: collect(resultOf),
     isPinned: (message) => flag(message, "pinned") || flag(ctxkitOptions(message), "pinned"),
-    isSummary: (message) => flag(ctxkitOptions(message), "summary"),
+    isSummary: (message) => {
+      if (flag(ctxkitOptions(message), "summary")) return true
+      const role = roleOf(message)
+      return (role === "user" || role === "system") && isSummaryText(firstText(contentOf(message), TEXT))
+    },
     id: (message) => str(message, "id") ?? str(ctxkitOptions(message), "id"),
     meta: ctxkitOptions,
     text: (message) => {
@@ -196,6 +207,27 @@ export const makePartsFormat = <M>(dialect: PartDialect<M>): MessageFormat<M> =>
         }
       }
       return joinText(pieces)
+    },
+    ownText: (message) => {
+      const content = contentOf(message)
+      if (!Array.isArray(content)) return typeof content === "string" ? content : ""
+      // A tool message's words are its results' (what `withText` rewrites); any other message's, its text parts.
+      const tool = roleOf(message) === "tool"
+      const pieces: Array<string> = []
+      for (const part of content) {
+        const type = str(part, "type")
+        if (tool) {
+          if (type === "tool-result" && isRecord(part)) pieces.push(dialect.outcome(part).text)
+        } else if (type === "text") pieces.push(str(part, "text") ?? "")
+      }
+      return joinText(pieces)
+    },
+    attachments: (message) => {
+      const content = contentOf(message)
+      if (!Array.isArray(content)) return empty
+      const out: Array<AttachmentInfo> = []
+      for (const part of content) if (isRecord(part)) dialect.attachments(part, out)
+      return out.length === 0 ? empty : out
     },
     withText: (message, text) => {
       const content = contentOf(message)
