@@ -1,1 +1,500 @@
-export {}
+/**
+ * The first and cheapest step: cap each tool result when it is produced. A result may take at most 20% of the
+ * input room (`available`) and at most `maxToolResultTokens`; over that, its head and its tail are kept around a
+ * visible marker that says how much was left out. Alisio's character-based ingest cap is a preset.
+ *
+ * @since 0.1.0
+ */
+import type { CounterFailed, TokenCounter } from "@ctxkit/budget"
+import { formats, type MessageFormat } from "@ctxkit/core"
+import * as Schema from "effect/Schema"
+import { Tally } from "./internal/capCounting.ts"
+import { type Composed, fitWithin, lineBreaks, pairSafeEnd } from "./internal/capCut.ts"
+import { describeValue, formatNumber } from "./internal/capFormat.ts"
+
+/**
+ * Options of the token cap: the input room (`available`, from `available(window, maxTokens)` in
+ * `@ctxkit/budget`), the largest share of it one result may take (default 0.2), the absolute cap (default
+ * 25,000 tokens) and the counter (a `TokenCounter` or a plain `(text) => number`; default `approximateCounter`).
+ * The limit is `floor(min(share × available, maxToolResultTokens))`.
+ *
+ * @example
+ * ```ts
+ * import { o200kCounter } from "@ctxkit/budget/o200k"
+ * import type { TokenCapOptions } from "@ctxkit/compaction"
+ *
+ * const options: TokenCapOptions = { available: 96_000, counter: o200kCounter } // limit 19,200 tokens
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TokenCapOptions {
+  /** Tokens available for the input (window minus the reply reserve): a finite number > 0. */
+  readonly available: number
+  /** The most tokens a result may take, whatever the window. Default 25,000. */
+  readonly maxToolResultTokens?: number | undefined
+  /** The largest fraction of `available` a result may take, in (0, 1]. Default 0.2. */
+  readonly share?: number | undefined
+  /** How to count. Default `approximateCounter`; a counter that throws or returns NaN falls back to it. */
+  readonly counter?: TokenCounter | ((text: string) => number) | undefined
+}
+
+/**
+ * Options of a character cap: results whose size (in UTF-16 units of the text, or of its JSON string when
+ * `measure` is `"json"`) is over `overChars` become their first `keepChars` characters followed by `marker`.
+ *
+ * @example
+ * ```ts
+ * import type { CharCapOptions } from "@ctxkit/compaction"
+ *
+ * const options: CharCapOptions = { overChars: 10_000, keepChars: 8_000, marker: "\n[output truncated]" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CharCapOptions {
+  /** Results over this many characters are cut: a finite number ≥ 0. */
+  readonly overChars: number
+  /** How many characters a cut result keeps from its start: a finite number ≥ 0. */
+  readonly keepChars: number
+  /** Appended to a cut result, verbatim. */
+  readonly marker: string
+  /** `"text"` (default) measures `text.length`; `"json"` measures `JSON.stringify(text).length`. */
+  readonly measure?: "text" | "json" | undefined
+}
+
+/**
+ * Alisio's ingest cap: a result over 48,000 characters of JSON (its `JSON.stringify` length, quotes and escapes
+ * included) becomes its first 40,000 characters followed by `\n[tool output truncated]`.
+ *
+ * @example
+ * ```ts
+ * import { alisioIngestCap, capToolResult } from "@ctxkit/compaction"
+ *
+ * const result = capToolResult("x".repeat(60_000), alisioIngestCap)
+ * result.text.length // 40024: 40,000 characters and the 24-character marker
+ * result.text.endsWith("\n[tool output truncated]") // true
+ * ```
+ *
+ * @category presets
+ * @since 0.1.0
+ */
+export const alisioIngestCap: CharCapOptions = {
+  overChars: 48_000,
+  keepChars: 40_000,
+  marker: "\n[tool output truncated]",
+  measure: "json"
+}
+
+/**
+ * An option of `capToolResult` / `capToolResults` that cannot be used (`given` is the value as text). For the
+ * cap options, nothing was capped; for `from`, every message was considered.
+ *
+ * @example
+ * ```ts
+ * import { capToolResult } from "@ctxkit/compaction"
+ *
+ * const result = capToolResult("a long result", { available: Number.NaN })
+ * result.capped // false
+ * result.diagnostics[0]?.message // "Option available = NaN cannot be used: ..."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class CapOptionInvalid extends Schema.TaggedClass<CapOptionInvalid>("@ctxkit/compaction/CapOptionInvalid")(
+  "CapOptionInvalid",
+  {
+    /** Which option: `available`, `share`, `maxToolResultTokens`, `overChars`, `keepChars`, `marker`, `measure`, `options`, `text` or `from`. */
+    option: Schema.String,
+    /** The value given, as text. */
+    given: Schema.String
+  }
+) {
+  /** What happened and what to do about it. */
+  get message(): string {
+    const rule = RULES[this.option] ?? "a usable value"
+    const outcome = this.option === "from" ? "every message was considered" : "nothing was capped"
+    return `Option ${this.option} = ${this.given} cannot be used: it must be ${rule}; ${outcome}.`
+  }
+}
+
+const RULES: Readonly<Record<string, string>> = {
+  available: "a finite number of tokens greater than 0 (available(window, maxTokens) from @ctxkit/budget)",
+  share: "a fraction greater than 0 and at most 1 (default 0.2)",
+  maxToolResultTokens: "a number of tokens greater than 0 (default 25,000)",
+  overChars: "a finite number of characters, 0 or more",
+  keepChars: "a finite number of characters, 0 or more",
+  marker: "a string",
+  measure: "\"text\" or \"json\"",
+  options: "token options ({ available }) or character options ({ overChars, keepChars, marker })",
+  text: "a string",
+  from: "a message index, 0 or more"
+}
+
+/**
+ * The token limit is too small to hold even the marker that says what was left out (`markerTokens` tokens): the
+ * result was cut to the longest start that fits, with no marker (possibly empty).
+ *
+ * @example
+ * ```ts
+ * import { capToolResult } from "@ctxkit/compaction"
+ *
+ * const result = capToolResult("x".repeat(400), { available: 15 }) // limit floor(0.2 × 15) = 3 tokens
+ * result.text // "xxxxxxxxxxxx": 12 characters, 3 tokens, no room for a marker
+ * result.diagnostics[0]?._tag // "CapLimitTooSmall"
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class CapLimitTooSmall extends Schema.TaggedClass<CapLimitTooSmall>("@ctxkit/compaction/CapLimitTooSmall")(
+  "CapLimitTooSmall",
+  {
+    /** The cap, in tokens. */
+    limit: Schema.Number,
+    /** Tokens of the marker alone. */
+    markerTokens: Schema.Number
+  }
+) {
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `A tool result cap of ${
+      formatNumber(this.limit, 0)
+    } tokens cannot hold even the marker that says what was left out (${
+      formatNumber(this.markerTokens, 0)
+    } tokens): the result was cut to the longest start that fits, with no marker. Raise available, share or maxToolResultTokens.`
+  }
+}
+
+/**
+ * Anything `capToolResult` / `capToolResults` report instead of failing.
+ *
+ * @example
+ * ```ts
+ * import type { CapDiagnostic } from "@ctxkit/compaction"
+ *
+ * const show = (d: CapDiagnostic) => `${d._tag}: ${d.message}`
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export type CapDiagnostic = CapOptionInvalid | CapLimitTooSmall | CounterFailed
+
+/**
+ * A capped (or untouched) tool result: the text to send, whether it was cut, what was left out, the figures behind
+ * the decision and any diagnostics.
+ *
+ * - `omittedChars`: UTF-16 units left out; `omittedLines`: line breaks inside the part left out — exactly the
+ *   lines left out when the cut falls on line boundaries.
+ * - `keptHead` / `keptTail`: how many characters of the input's start and end the text keeps: `text` starts with
+ *   `input.slice(0, keptHead)` and ends with `input.slice(input.length - keptTail)`.
+ * - Token cap: `limitTokens`, `tokensBefore` and (when cut) `tokensAfter`, with the counter given. Character cap:
+ *   `measuredChars`, the size compared with `overChars`.
+ *
+ * @example
+ * ```ts
+ * import type { CappedResult } from "@ctxkit/compaction"
+ *
+ * const untouched: CappedResult = {
+ *   text: "ok",
+ *   capped: false,
+ *   omittedChars: 0,
+ *   omittedLines: 0,
+ *   keptHead: 2,
+ *   keptTail: 0,
+ *   diagnostics: []
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CappedResult {
+  readonly text: string
+  readonly capped: boolean
+  readonly limitTokens?: number | undefined
+  readonly omittedChars: number
+  readonly omittedLines: number
+  readonly keptHead: number
+  readonly keptTail: number
+  readonly tokensBefore?: number | undefined
+  readonly tokensAfter?: number | undefined
+  readonly measuredChars?: number | undefined
+  readonly diagnostics: ReadonlyArray<CapDiagnostic>
+}
+
+type Capper = (text: string, tally: Tally) => CappedResult
+
+const isNumber = (value: unknown): value is number => typeof value === "number"
+const isChars = (value: unknown): value is number => isNumber(value) && value >= 0 && Number.isFinite(value)
+
+const unchanged = (text: string, diagnostics: ReadonlyArray<CapDiagnostic>, extra: Partial<CappedResult> = {}) => ({
+  text,
+  capped: false,
+  omittedChars: 0,
+  omittedLines: 0,
+  keptHead: typeof text === "string" ? text.length : 0,
+  keptTail: 0,
+  ...extra,
+  diagnostics
+})
+
+const invalidOption = (option: string, given: unknown): CapOptionInvalid =>
+  new CapOptionInvalid({ option, given: describeValue(given) })
+
+// Products such as 0.29 × 100 come out as 28.999999999999996: round far below a token before flooring.
+const limitOf = (share: number, available: number, max: number): number =>
+  Math.floor(Math.round(Math.min(share * available, max) * 1e6) / 1e6)
+
+const tokenCapper = (options: TokenCapOptions): Capper | CapOptionInvalid => {
+  const { available } = options
+  const share = options.share ?? 0.2
+  const max = options.maxToolResultTokens ?? 25_000
+  if (!isNumber(available) || !(available > 0) || !Number.isFinite(available)) {
+    return invalidOption("available", available)
+  }
+  if (!isNumber(share) || !(share > 0) || share > 1) return invalidOption("share", share)
+  if (!isNumber(max) || !(max > 0)) return invalidOption("maxToolResultTokens", max)
+  const limit = limitOf(share, available, max)
+  return (text, tally) => {
+    const tokensBefore = tally.count(text)
+    if (tokensBefore <= limit) return unchanged(text, [], { limitTokens: limit, tokensBefore })
+    const fitted = fitWithin(text, tokensBefore, limit, tally)
+    const diagnostics: Array<CapDiagnostic> = []
+    if (fitted.markerTooBig !== undefined) {
+      diagnostics.push(new CapLimitTooSmall({ limit, markerTokens: fitted.markerTooBig }))
+    }
+    return {
+      ...fromComposed(fitted.composed),
+      limitTokens: limit,
+      tokensBefore,
+      tokensAfter: fitted.tokens,
+      diagnostics
+    }
+  }
+}
+
+const fromComposed = (composed: Composed) => ({
+  text: composed.text,
+  capped: true,
+  omittedChars: composed.omittedChars,
+  omittedLines: composed.omittedLines,
+  keptHead: composed.head,
+  keptTail: composed.tail
+})
+
+const charCapper = (options: CharCapOptions): Capper | CapOptionInvalid => {
+  const { keepChars, marker, overChars } = options
+  const measure = options.measure ?? "text"
+  if (!isChars(overChars)) return invalidOption("overChars", overChars)
+  if (!isChars(keepChars)) return invalidOption("keepChars", keepChars)
+  if (typeof marker !== "string") return invalidOption("marker", marker)
+  if (measure !== "text" && measure !== "json") return invalidOption("measure", measure)
+  const keep = Math.floor(keepChars)
+  return (text) => {
+    const measuredChars = measure === "json" ? JSON.stringify(text).length : text.length
+    // Nothing would be left out: appending the marker would claim a cut that did not happen.
+    if (measuredChars <= overChars || keep >= text.length) return unchanged(text, [], { measuredChars })
+    const end = pairSafeEnd(text, keep)
+    return {
+      text: text.slice(0, end) + marker,
+      capped: true,
+      omittedChars: text.length - end,
+      omittedLines: lineBreaks(text, end),
+      keptHead: end,
+      keptTail: 0,
+      measuredChars,
+      diagnostics: []
+    }
+  }
+}
+
+const capperOf = (options: TokenCapOptions | CharCapOptions): Capper | CapOptionInvalid => {
+  if (typeof options !== "object" || options === null) return invalidOption("options", options)
+  return "overChars" in options ? charCapper(options) : tokenCapper(options)
+}
+
+const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptions["counter"] =>
+  typeof options === "object" && options !== null && "counter" in options ? options.counter : undefined
+
+/**
+ * Caps one tool result.
+ *
+ * **Token cap** ({@link TokenCapOptions}): the limit is `floor(min(share × available, maxToolResultTokens))`
+ * (share default 0.2, cap default 25,000). A result that counts within it is returned as the same string.
+ * Otherwise about two thirds of the kept characters come from its start and one third from its end, around a
+ * marker line such as `[… 51,840 characters (1,296 lines) left out: tool result capped at 614 tokens …]`. Each cut
+ * moves to a line boundary when that gives up at most 20% of its side, and never splits a surrogate pair. The
+ * whole text, marker included, counts within the limit with the counter given: the size is first estimated from
+ * the result's own characters per token, then shrunk in at most 16 rounds that each keep at most 90% of the last
+ * (linear work whatever the counter does). When no round fits, the marker alone is sent; when even the marker is
+ * over the limit, the longest start that fits, with no marker, and a {@link CapLimitTooSmall} diagnostic.
+ *
+ * **Character cap** ({@link CharCapOptions}, e.g. {@link alisioIngestCap}): over `overChars`, the first `keepChars`
+ * characters (one fewer rather than split a surrogate pair) followed by the marker, verbatim. A result that keeps
+ * all its characters is left as it is rather than marked as cut.
+ *
+ * Never throws: unusable options leave the text as it is with a {@link CapOptionInvalid} diagnostic, and a counter
+ * that throws or returns NaN is replaced by the approximate count with a `CounterFailed` diagnostic.
+ *
+ * @example
+ * ```ts
+ * import { capToolResult } from "@ctxkit/compaction"
+ *
+ * const log = Array.from({ length: 2_000 }, (_, i) => `line ${i}: ok`).join("\n")
+ * const result = capToolResult(log, { available: 3_072 }) // limit floor(0.2 × 3,072) = 614 tokens
+ * result.capped // true
+ * (result.tokensAfter ?? 0) <= 614 // true
+ * result.text.startsWith("line 0: ok\n") // true
+ * result.text.endsWith("line 1999: ok") // true
+ * capToolResult("short", { available: 3_072 }).text // "short"
+ * ```
+ *
+ * @category capping
+ * @since 0.1.0
+ */
+export const capToolResult = (text: string, options: TokenCapOptions | CharCapOptions): CappedResult => {
+  if (typeof text !== "string") return unchanged(text, [invalidOption("text", text)])
+  const capper = capperOf(options)
+  if (capper instanceof CapOptionInvalid) return unchanged(text, [capper])
+  const tally = new Tally(counterOption(options))
+  const result = capper(text, tally)
+  const failures = tally.diagnostics()
+  return failures.length === 0 ? result : { ...result, diagnostics: [...result.diagnostics, ...failures] }
+}
+
+/**
+ * One tool result {@link capToolResults} cut: where it is, the call it answers, and what was left out.
+ *
+ * @example
+ * ```ts
+ * import type { CappedToolResult } from "@ctxkit/compaction"
+ *
+ * const entry: CappedToolResult = { index: 3, callId: "call_1", omittedChars: 51_840, omittedLines: 1_296 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CappedToolResult {
+  /** Index of the message carrying the result. */
+  readonly index: number
+  /** The call the result answers. */
+  readonly callId: string
+  /** Characters left out. */
+  readonly omittedChars: number
+  /** Line breaks left out. */
+  readonly omittedLines: number
+}
+
+/**
+ * Options of {@link capToolResults}: the cap (token or character options), the wire format (default
+ * `formats.auto`) and `from`, the index of the first message to look at (the new ones; default 0).
+ *
+ * @example
+ * ```ts
+ * import type { CapToolResultsOptions } from "@ctxkit/compaction"
+ * import { formats } from "@ctxkit/core"
+ *
+ * const options: CapToolResultsOptions<unknown> = { available: 96_000, format: formats.openaiChat, from: 12 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type CapToolResultsOptions<M> = (TokenCapOptions | CharCapOptions) & {
+  readonly format?: MessageFormat<M> | undefined
+  readonly from?: number | undefined
+}
+
+/**
+ * What {@link capToolResults} returns: the messages (the same array when nothing was cut), the results cut, and
+ * any diagnostics.
+ *
+ * @example
+ * ```ts
+ * import type { CapToolResultsResult } from "@ctxkit/compaction"
+ *
+ * const nothing: CapToolResultsResult<unknown> = { messages: [], capped: [], diagnostics: [] }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CapToolResultsResult<M> {
+  readonly messages: ReadonlyArray<M>
+  readonly capped: ReadonlyArray<CappedToolResult>
+  readonly diagnostics: ReadonlyArray<CapDiagnostic>
+}
+
+/**
+ * Caps every tool result of the messages at index `from` or later (default 0: all), as {@link capToolResult} does,
+ * through the format's `withResultText`: only the texts of cut results change; ids, roles, order, other parts and
+ * untouched messages (same objects) stay. A message answering several calls has each result capped on its own
+ * (a call id repeated inside one message is capped once). Returns the same array when nothing was cut. Never
+ * throws, never mutates its input.
+ *
+ * @example
+ * ```ts
+ * import { capToolResults } from "@ctxkit/compaction"
+ * import { formats } from "@ctxkit/core"
+ *
+ * const messages = [
+ *   { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "cat", arguments: "{}" } }] },
+ *   { role: "tool", tool_call_id: "c1", content: "0123456789\n".repeat(1_000) }
+ * ]
+ * const result = capToolResults(messages, { available: 3_072, format: formats.openaiChat })
+ * result.capped[0]?.callId // "c1"
+ * result.messages[0] === messages[0] // true
+ * ```
+ *
+ * @category capping
+ * @since 0.1.0
+ */
+export const capToolResults: {
+  <M>(
+    messages: ReadonlyArray<NoInfer<M>>,
+    options: CapToolResultsOptions<M> & { readonly format: MessageFormat<M> }
+  ): CapToolResultsResult<M>
+  <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<NoInfer<M>>): CapToolResultsResult<M>
+} = <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<M>): CapToolResultsResult<M> => {
+  const capper = capperOf(options)
+  if (capper instanceof CapOptionInvalid) return { messages, capped: [], diagnostics: [capper] }
+  const diagnostics: Array<CapDiagnostic> = []
+  const format = options.format ?? (formats.auto as MessageFormat<M>)
+  const given = options.from ?? 0
+  let from = 0
+  if (isChars(given)) from = Math.ceil(given)
+  else diagnostics.push(invalidOption("from", given))
+  const tally = new Tally(counterOption(options))
+  const capped: Array<CappedToolResult> = []
+  let out: Array<M> | undefined
+  let tooSmall: CapLimitTooSmall | undefined
+  for (let index = from; index < messages.length; index++) {
+    const original = messages[index] as M
+    let current = original
+    const seen = new Set<string>()
+    for (const result of format.toolResults(original)) {
+      if (seen.has(result.callId)) continue
+      seen.add(result.callId)
+      const cut = capper(result.text, tally)
+      if (!cut.capped) continue
+      const next = format.withResultText(current, result.callId, cut.text)
+      if (next === current) continue
+      current = next
+      capped.push({ index, callId: result.callId, omittedChars: cut.omittedChars, omittedLines: cut.omittedLines })
+      for (const d of cut.diagnostics) if (d._tag === "CapLimitTooSmall") tooSmall ??= d
+    }
+    if (current !== original) {
+      out ??= messages.slice()
+      out[index] = current
+    }
+  }
+  if (tooSmall !== undefined) diagnostics.push(tooSmall)
+  diagnostics.push(...tally.diagnostics())
+  return { messages: out ?? messages, capped, diagnostics }
+}
