@@ -143,11 +143,15 @@ export interface SummaryRequestOptions<M> extends SerializeOptions<M>, Instructi
   readonly maxOutputTokens?: number | undefined
 }
 
+const CLOSING_TAG = /<\/transcript>/gi
+
 /**
  * The summarizer call for `messages` (the span being summarized): system = {@link checkpointInstructions};
  * prompt = `Checkpoint this session transcript.`, then — when `focus` is not blank —
  * `\n\nAdditional focus requested by the user: <focus trimmed>`, then `\n\n<transcript>\n`, the
- * {@link serializeForSummary} transcript, and `\n</transcript>`. No tools.
+ * {@link serializeForSummary} transcript, and `\n</transcript>`. No tools. A `</transcript>` written inside a
+ * message (a tool result that prints this very prompt, say) is sent as `<\/transcript>`, so no message can close the
+ * transcript early and pass itself off as instructions.
  *
  * @example
  * ```ts
@@ -175,7 +179,9 @@ export const summaryRequest = <M>(
     system: checkpointInstructions(options),
     prompt: SUMMARY_PROMPT +
       (focus.length > 0 ? `\n\nAdditional focus requested by the user: ${focus}` : "") +
-      `\n\n<transcript>\n${serializeForSummary(messages, options)}\n</transcript>`,
+      `\n\n<transcript>\n${
+        serializeForSummary(messages, options).replace(CLOSING_TAG, "<\\/transcript>")
+      }\n</transcript>`,
     maxOutputTokens
   }
 }
