@@ -10,6 +10,8 @@ export interface CorpusConversation {
   readonly source: string
   readonly file: string
   readonly messages: ReadonlyArray<Record<string, unknown>>
+  /** The conversation's metadata as the file has it (`compactions`, `agent`, `model`, …), when present. */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined
 }
 
 const candidates = [
@@ -34,8 +36,12 @@ export const loadCorpus = (): ReadonlyArray<CorpusConversation> => {
         id: string
         source: string
         messages: Array<Record<string, unknown>>
+        meta?: unknown
       }
-      out.push({ id: parsed.id, source: parsed.source, file, messages: parsed.messages })
+      const meta = typeof parsed.meta === "object" && parsed.meta !== null && !Array.isArray(parsed.meta)
+        ? { meta: parsed.meta as Readonly<Record<string, unknown>> }
+        : {}
+      out.push({ id: parsed.id, source: parsed.source, file, messages: parsed.messages, ...meta })
     }
   }
   return out

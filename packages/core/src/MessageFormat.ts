@@ -244,8 +244,17 @@ export interface MessageFormat<M> {
 export type FormatSpec<M> =
   & Omit<
     MessageFormat<M>,
-    "attachesToNext" | "isPinned" | "isProtected" | "isSummary" | "source" | "id" | "meta" | "links" | "forEachLink"
-    | "ownText" | "attachments"
+    | "attachesToNext"
+    | "isPinned"
+    | "isProtected"
+    | "isSummary"
+    | "source"
+    | "id"
+    | "meta"
+    | "links"
+    | "forEachLink"
+    | "ownText"
+    | "attachments"
   >
   & Partial<
     Pick<

@@ -6,6 +6,7 @@
  */
 
 export * from "./Arbitraries.ts"
+export * from "./CompactionLaws.ts"
 export * from "./FitLaws.ts"
 export * from "./Laws.ts"
 export * from "./Render.ts"
