@@ -1,0 +1,27 @@
+/**
+ * Token estimates for compaction: the history before and after, the summarized span, the checkpoint and the
+ * summarizer request, all with one counter.
+ *
+ * @internal
+ */
+import { approximateCounter, conversationCost, estimateTokens, type TokenCounter } from "@ctxkit/budget"
+import type { MessageFormat } from "@ctxkit/core"
+import type { SummaryRequest } from "../Summarizer.ts"
+
+/** A counter given as a `TokenCounter` or as a plain function; anything else is the approximate counter. */
+export const counterOf = (given: TokenCounter | ((text: string) => number) | undefined): TokenCounter => {
+  if (typeof given === "function") return { id: "custom", approximate: true, count: given }
+  if (typeof given === "object" && given !== null && typeof given.count === "function") return given
+  return approximateCounter
+}
+
+/** Estimated tokens of `messages` (text of each message plus the per-message overhead). */
+export const messagesTokens = <M>(
+  messages: ReadonlyArray<M>,
+  format: MessageFormat<M>,
+  counter: TokenCounter
+): number => conversationCost(messages, { format, counter }).total
+
+/** Estimated tokens of a summarizer request: its system text and its prompt. */
+export const requestTokens = (request: SummaryRequest, counter: TokenCounter): number =>
+  estimateTokens(request.system, counter).tokens + estimateTokens(request.prompt, counter).tokens
