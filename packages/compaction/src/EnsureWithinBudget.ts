@@ -58,8 +58,7 @@ export const hardLimitTarget = (maxContextChars: number, instructionsChars: numb
  * ```ts
  * import { compact, type BudgetOptions } from "@ctxkit/compaction"
  * import { formats, type Message } from "@ctxkit/core"
- * import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
+ * import * as Effect from "effect/Effect"
  *
  * const options: BudgetOptions<Message> = {
  *   maxContextChars: 800_000,
@@ -165,8 +164,7 @@ const nonNegative = (value: number | undefined): number =>
  * ```ts
  * import { ensureWithinBudget } from "@ctxkit/compaction"
  * import { formats, type Message } from "@ctxkit/core"
- * import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
+ * import * as Effect from "effect/Effect"
  *
  * const history: ReadonlyArray<Message> = [
  *   { role: "user", content: "Grep everything." },

@@ -15,6 +15,12 @@ import { charLimit, clipItem, ITEM_TRUNCATION_MARKER } from "./internal/serializ
  * prompt tokens the server reported for it and its local estimate). When it returns `true`, fail the compaction
  * before touching anything: a summary of part of the conversation would replace all of it.
  *
+ * The compaction request ctxkit builds holds only the span being replaced, so it is often smaller than the last
+ * request of the conversation, and the growth rule cannot decide. Then the first-request rule applies: a
+ * request estimated at `OVERFLOW_MIN_FIRST` (500) tokens or more that the server reports at under a tenth of
+ * the estimate is a collapse. A plateau on such a request (the server keeping most of it) is not seen: set the
+ * real window so the request is not truncated in the first place.
+ *
  * @example
  * ```ts
  * import { compactionRequestTruncated } from "@ctxkit/compaction"
@@ -22,13 +28,18 @@ import { charLimit, clipItem, ITEM_TRUNCATION_MARKER } from "./internal/serializ
  * const lastGood = { tokens: 3_700, estimate: 3_750 }
  * compactionRequestTruncated(lastGood, { tokens: 3_705, estimate: 3_820 }) // true: 70 tokens more, the server saw 5
  * compactionRequestTruncated(lastGood, { tokens: 3_705, estimate: 3_790 }) // false: 40 tokens more, undecided
+ * compactionRequestTruncated(lastGood, { tokens: 63, estimate: 2_500 }) // true: a smaller request, collapsed
+ * compactionRequestTruncated(lastGood, { tokens: 2_400, estimate: 2_500 }) // false: a smaller request, read whole
  * ```
  *
  * @category guards
  * @since 0.1.0
  */
 export const compactionRequestTruncated = (lastGood: RequestSample | undefined, sent: RequestSample): boolean =>
-  looksTruncated(lastGood, sent, OVERFLOW_MIN_GROWTH_COMPACT)
+  looksTruncated(lastGood, sent, OVERFLOW_MIN_GROWTH_COMPACT) ||
+  // A request no larger than the last good one (ctxkit sends only the span being replaced, each item clipped)
+  // leaves the growth rule undecided; the first-request rule still catches a collapse.
+  (lastGood !== undefined && looksTruncated(undefined, sent))
 
 /**
  * The failure message of a truncated compaction request: what the server did, with its numbers, why the

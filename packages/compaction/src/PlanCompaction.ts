@@ -19,9 +19,9 @@ import { planBoundaries } from "./internal/planBoundaries.ts"
  * @example
  * ```ts
  * import type { PlanOptions } from "@ctxkit/compaction"
- * import { formats } from "@ctxkit/core"
+ * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  *
- * const options: PlanOptions<unknown> = { keepTurns: 3, minKeepMessages: 6, format: formats.openaiChat as never }
+ * const options: PlanOptions<OpenAiChatMessage> = { keepTurns: 3, minKeepMessages: 6, format: formats.openaiChat }
  * ```
  *
  * @category models

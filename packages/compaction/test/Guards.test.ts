@@ -27,6 +27,15 @@ describe("compactionRequestTruncated", () => {
     assert.isFalse(compactionRequestTruncated(lastGood, { tokens: 0, estimate: 9_000 }))
   })
 
+  it("a compaction request smaller than the last good one is judged by the collapse rule", () => {
+    // ctxkit sends only the replaced span: the growth rule has nothing to measure.
+    assert.isTrue(compactionRequestTruncated(lastGood, { tokens: 63, estimate: 2_500 }))
+    assert.isFalse(compactionRequestTruncated(lastGood, { tokens: 2_400, estimate: 2_500 }))
+    // The seed's lowest honest ratio (0.22) is never a collapse; under 500 estimated tokens nothing is decided.
+    assert.isFalse(compactionRequestTruncated(lastGood, { tokens: 550, estimate: 2_500 }))
+    assert.isFalse(compactionRequestTruncated(lastGood, { tokens: 10, estimate: 480 }))
+  })
+
   it("without a last good request, only a collapse is flagged", () => {
     assert.isTrue(compactionRequestTruncated(undefined, { tokens: 63, estimate: 3_975 }))
     assert.isFalse(compactionRequestTruncated(undefined, { tokens: 3_705, estimate: 3_820 }))

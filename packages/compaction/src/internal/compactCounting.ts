@@ -4,16 +4,12 @@
  *
  * @internal
  */
-import { approximateCounter, conversationCost, estimateTokens, type TokenCounter } from "@ctxkit/budget"
+import { conversationCost, estimateTokens, type TokenCounter } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import type { SummaryRequest } from "../Summarizer.ts"
 
-/** A counter given as a `TokenCounter` or as a plain function; anything else is the approximate counter. */
-export const counterOf = (given: TokenCounter | ((text: string) => number) | undefined): TokenCounter => {
-  if (typeof given === "function") return { id: "custom", approximate: true, count: given }
-  if (typeof given === "object" && given !== null && typeof given.count === "function") return given
-  return approximateCounter
-}
+/** The counter the options name, read as capping and clearing read it. */
+export { counterOf } from "./capCounting.ts"
 
 /** Estimated tokens of `messages` (text of each message plus the per-message overhead). */
 export const messagesTokens = <M>(
