@@ -360,7 +360,8 @@ const run = <M>(
         summarizedTokens: messagesTokens(replaced, format, counter),
         checkpointTokens: messagesTokens([checkpoint], format, counter),
         plugins: hooksAfter.reports,
-        ...(partial ? { partial: true } : {})
+        ...(partial ? { partial: true } : {}),
+        ...(step === "full" ? {} : { attempt: step })
       }
     })
     const compacted: Compacted<M> = {

@@ -102,7 +102,8 @@ export type CompactionStarted = typeof CompactionStarted.Type
  * the history before and after; `replaced` the number of messages the checkpoint replaced; `structured` whether
  * the checkpoint is the seven-section one (false: text-only); `summarizedTokens` and `checkpointTokens` the
  * estimated size of the summarized span and of the checkpoint; `plugins` the `afterCompact` reports; `partial`
- * is present (and true) only when the summary was cut by the output budget and kept.
+ * is present (and true) only when the summary was cut by the output budget and kept; `attempt` is present only
+ * when a lower rung of the retry ladder was sent (`reduced-tool-results` or `last-user-turns`).
  *
  * @example
  * ```ts
@@ -146,7 +147,12 @@ export const CompactionCompleted = Schema.Struct({
     /** The `afterCompact` reports, in plugin order. */
     plugins: Schema.Array(PluginReport),
     /** Present, and true, only when the summary was cut by the output budget and kept. */
-    partial: Schema.optionalKey(Schema.Boolean)
+    partial: Schema.optionalKey(Schema.Boolean),
+    /**
+     * Present only when the full span did not fit the summarizer's input budget and a lower rung of the retry
+     * ladder was sent: the summarizer then read less than the checkpoint replaces (a degraded checkpoint).
+     */
+    attempt: Schema.optionalKey(Schema.Literals(["reduced-tool-results", "last-user-turns"]))
   })
 })
 

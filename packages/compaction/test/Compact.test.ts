@@ -406,11 +406,18 @@ describe("compact — retry ladder", () => {
         })
       )
       assert.strictEqual(outcome.attempt, "reduced-tool-results")
+      const completed = outcome.events.find((e) => e.type === "compaction_completed")
+      assert.strictEqual(
+        completed?.type === "compaction_completed" ? completed.data.attempt : "none",
+        "reduced-tool-results"
+      )
       assert.include(requests[0]?.prompt ?? "", "… [truncated]")
       // The checkpoint replaces the whole span all the same.
       assert.deepStrictEqual(outcome.replaced, huge.slice(0, 6))
       const full = yield* compact(huge, { reason: "auto", format: formats.canonical, keepTurns: 1, summarize })
       assert.strictEqual(compacted(full).attempt, "full")
+      const fullCompleted = compacted(full).events.find((e) => e.type === "compaction_completed")
+      assert.isFalse(fullCompleted !== undefined && "attempt" in fullCompleted.data)
     }))
 
   it.effect("picks last-user-turns when reducing tool results is not enough; none fits → fails", () =>
@@ -437,6 +444,11 @@ describe("compact — retry ladder", () => {
         })
       )
       assert.strictEqual(outcome.attempt, "last-user-turns")
+      const completed = outcome.events.find((e) => e.type === "compaction_completed")
+      assert.strictEqual(
+        completed?.type === "compaction_completed" ? completed.data.attempt : "none",
+        "last-user-turns"
+      )
       const prompt = requests[0]?.prompt ?? ""
       assert.notInclude(prompt, "USER: first")
       assert.include(prompt, "USER: third")
