@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { TokenCounter } from "@ctxkit/budget"
+import { type CostCache, makeCostCache, type TokenCounter } from "@ctxkit/budget"
 import { CompactionFailed, detectFormat, formats, type MessageFormat } from "@ctxkit/core"
 import type { RequestSample } from "@ctxkit/overflow"
 import * as Cause from "effect/Cause"
@@ -76,6 +76,11 @@ export interface CompactOptions<M> {
   readonly hookTimeoutMs?: number | undefined
   /** Counter of the before/after estimates and of the request estimate. Default: approximate (≈ 4 chars/token). */
   readonly counter?: TokenCounter | ((text: string) => number) | undefined
+  /**
+   * A cost cache kept across calls (`makeCostCache()` from `@ctxkit/budget`, one per session): messages already
+   * counted are not counted again. Without one, each call uses its own, so every message is counted once.
+   */
+  readonly cache?: CostCache | undefined
   /**
    * The last request of this conversation that did not look truncated (server-reported prompt tokens and its
    * estimate, with the same counter). With it, a compaction request the server visibly cut is refused.
@@ -246,7 +251,9 @@ const run = <M>(
         Effect.andThen(Effect.fail(new CompactionFailed({ reason, error })))
       )
 
-    const before = messagesTokens(messages, format, counter)
+    // One cache for the whole call: the kept messages and the checkpoint are counted once for all the estimates.
+    const cache = given.cache ?? makeCostCache()
+    const before = messagesTokens(messages, format, counter, cache)
     yield* record({ type: "compaction_started", data: { reason, before, messages: messages.length } })
     if (!REASONS.has(given.reason)) {
       return yield* fail(`options.reason must be "manual", "auto" or "budget" (got ${describeValue(given.reason)})`)
@@ -346,7 +353,7 @@ const run = <M>(
       injectContext: hooksAfter.injectContext
     })
     const next = applyCompaction(plan, checkpoint)
-    const after = messagesTokens(next, format, counter)
+    const after = messagesTokens(next, format, counter, cache)
     if (!(after < before)) return yield* fail(checkpointTooLargeMessage(before, after))
 
     yield* record({
@@ -357,8 +364,8 @@ const run = <M>(
         after,
         replaced: replaced.length,
         structured: parsed.structured,
-        summarizedTokens: messagesTokens(replaced, format, counter),
-        checkpointTokens: messagesTokens([checkpoint], format, counter),
+        summarizedTokens: messagesTokens(replaced, format, counter, cache),
+        checkpointTokens: messagesTokens([checkpoint], format, counter, cache),
         plugins: hooksAfter.reports,
         ...(partial ? { partial: true } : {}),
         ...(step === "full" ? {} : { attempt: step })

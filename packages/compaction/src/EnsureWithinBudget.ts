@@ -17,7 +17,7 @@ import { budgetExceeded, type LastChanceOutcome } from "./BudgetExceeded.ts"
 import type { CompactionOutcome } from "./Compact.ts"
 import type { CompactionEvent } from "./Events.ts"
 import { causeText, errorText } from "./internal/events.ts"
-import { reduceToBudget, transcriptChars } from "./ReduceToBudget.ts"
+import { reduceToBudget } from "./ReduceToBudget.ts"
 
 /**
  * The smallest transcript target of the reduction, in characters: 4,000.
@@ -208,9 +208,6 @@ export const ensureWithinBudget: {
       })
     const persist = (next: ReadonlyArray<M>) => typeof given.persist === "function" ? given.persist(next) : Effect.void
 
-    const size = instructions + transcriptChars(messages, format)
-    if (size <= limit) return { messages: history, reduced: 0, lastChance: false, chars: size, events }
-
     const reduce = Effect.fn("ensureWithinBudget.reduce")(function*(from: ReadonlyArray<M>, reason: string) {
       const reduction = reduceToBudget(from, target, {
         format,
@@ -233,6 +230,8 @@ export const ensureWithinBudget: {
     const exceeded = (chars: number, outcome: LastChanceOutcome) =>
       Effect.fail(budgetExceeded({ conversationChars: chars, limit, outcome, advice: given.advice }))
 
+    // Within the limit, the transcript is within the target too: the reduction measures it (one serialization per
+    // message), clips nothing and hands back the same array.
     const first = yield* reduce(messages, "hard-limit")
     let reduced = first.truncated
     let chars = instructions + first.chars

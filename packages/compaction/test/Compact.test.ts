@@ -3,7 +3,7 @@
  * formats: the happy path, the text fallback, partial and rejected summaries, every failure (with the history
  * untouched), the retry ladder, skips, plugin hooks and the order and data of the events.
  */
-import { conversationCost, estimateTokens } from "@ctxkit/budget"
+import { conversationCost, estimateTokens, makeCostCache } from "@ctxkit/budget"
 import {
   acceptSummaryReply,
   alisioIngestCap,
@@ -380,6 +380,31 @@ describe("compact — canonical", () => {
       const { requests, summarize } = scripted(reply(STRUCTURED))
       yield* compact(canonical, { reason: "manual", format: formats.canonical, maxOutputTokens: 8_000, summarize })
       assert.strictEqual(requests[0]?.maxOutputTokens, 8_000)
+    }))
+})
+
+describe("compact — counting", () => {
+  it.effect("counts every message once (the estimates share one cost cache), and reuses a session's cache", () =>
+    Effect.gen(function*() {
+      const counted: Array<string> = []
+      const counter = (text: string) => {
+        counted.push(text)
+        return Math.ceil(text.length / 4)
+      }
+      const { summarize } = scripted(reply(STRUCTURED))
+      const options = { reason: "auto", format: formats.canonical, keepTurns: 1, summarize, counter } as const
+      yield* compact(canonical, options)
+      // Each history message once, the checkpoint once, and the request's system text and prompt.
+      assert.strictEqual(counted.length, canonical.length + 1 + 2)
+      counted.length = 0
+      const cache = makeCostCache()
+      yield* compact(canonical, { ...options, cache })
+      const first = counted.length
+      counted.length = 0
+      yield* compact(canonical, { ...options, cache })
+      // The second call finds the history (and an equal checkpoint object is new, so it is counted) in the cache.
+      assert.strictEqual(first, canonical.length + 1 + 2)
+      assert.strictEqual(counted.length, 1 + 2)
     }))
 })
 

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { conversationCost, estimateTokens, type TokenCounter } from "@ctxkit/budget"
+import { conversationCost, type CostCache, estimateTokens, type TokenCounter } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import type { SummaryRequest } from "../Summarizer.ts"
 
@@ -15,8 +15,9 @@ export { counterOf } from "./capCounting.ts"
 export const messagesTokens = <M>(
   messages: ReadonlyArray<M>,
   format: MessageFormat<M>,
-  counter: TokenCounter
-): number => conversationCost(messages, { format, counter }).total
+  counter: TokenCounter,
+  cache: CostCache
+): number => conversationCost(messages, { format, counter, cache }).total
 
 /** Estimated tokens of a summarizer request: its system text and its prompt. */
 export const requestTokens = (request: SummaryRequest, counter: TokenCounter): number =>
