@@ -20,7 +20,7 @@ import type { Message } from "@ctxkit/core/Message"
 import type { MessageFormat } from "@ctxkit/core/MessageFormat"
 import { toolGroups } from "@ctxkit/core/ToolGroups"
 import { conversationStats, describeStats, generateConversation, prng } from "./conversations.ts"
-import { type Case, formatRatio, formatSize, type Harness, printTable } from "./harness.ts"
+import { type Case, formatRatio, formatSize, growthCheck, type Harness, printTable } from "./harness.ts"
 
 /** Name used for the results file and on the command line. */
 export const name = "compaction"
@@ -61,22 +61,15 @@ const floorLens = (messages: ReadonlyArray<Message>): number => {
   return sum
 }
 
-const growthVerdicts = (h: Harness, names: ReadonlyArray<string>, floor: string): Array<string> => {
-  const floorSteps = h.growth(floor)
-  return names.map((caseName) => {
-    const steps = h.growth(caseName).filter((s) => s.growth !== undefined)
-    const linear = steps.every((s) => (s.growth ?? Infinity) <= (s.sizeFactor ?? 0) * LINEAR_TOLERANCE)
-    const likeFloor = steps.every((s) => {
-      const floorGrowth = floorSteps.find((f) => f.size === s.size)?.growth
-      return floorGrowth !== undefined && (s.growth ?? Infinity) <= floorGrowth * LINEAR_TOLERANCE
-    })
-    const show = (series: ReadonlyArray<{ readonly growth: number | undefined }>): string =>
-      series.filter((s) => s.growth !== undefined).map((s) => (s.growth ?? 0).toFixed(1)).join(", ")
-    return `${caseName}: growth per 10× ${show(steps)} (${floor} ${show(floorSteps)}); linear (≤ ${
+const growthVerdicts = (h: Harness, names: ReadonlyArray<string>, floor: string): Array<string> =>
+  names.map((caseName) => {
+    const check = growthCheck(h.growth(caseName), h.growth(floor), LINEAR_TOLERANCE)
+    return `${caseName}: growth per 10× ${check.shown} (${floor} ${check.floorShown}); linear (≤ ${
       (10 * LINEAR_TOLERANCE).toFixed(0)
-    }): ${linear ? "MET" : "NOT MET"}; ≤ ${LINEAR_TOLERANCE}× the floor's growth: ${likeFloor ? "MET" : "NOT MET"}`
+    }): ${check.linear ? "MET" : "NOT MET"}; ≤ ${LINEAR_TOLERANCE}× the floor's growth: ${
+      check.likeFloor ? "MET" : "NOT MET"
+    }`
   })
-}
 
 /** Runs the benchmark. */
 export const run = (h: Harness): void => {

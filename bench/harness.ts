@@ -192,6 +192,39 @@ export const formatRatio = (ratio: number | undefined): string =>
 /** `1,000`, `100,000`. */
 export const formatSize = (size: number): string => size.toLocaleString("en-US")
 
+/** How a case's growth compares with linear time and with its floor's growth, measured in the same run. */
+export interface GrowthCheck {
+  /** Every step grew by at most `tolerance` × the size factor. */
+  readonly linear: boolean
+  /** Every step grew by at most `tolerance` × the floor's growth at the same size. */
+  readonly likeFloor: boolean
+  /** The case's growth per step, `12.7, 11.9`. */
+  readonly shown: string
+  /** The floor's growth per step. */
+  readonly floorShown: string
+}
+
+const showGrowth = (series: ReadonlyArray<GrowthStep>): string =>
+  series.filter((s) => s.growth !== undefined).map((s) => (s.growth ?? 0).toFixed(1)).join(", ")
+
+/** Compares a growth series with linear time and with the floor's series from the same run. */
+export const growthCheck = (
+  steps: ReadonlyArray<GrowthStep>,
+  floorSteps: ReadonlyArray<GrowthStep>,
+  tolerance: number
+): GrowthCheck => {
+  const grown = steps.filter((s) => s.growth !== undefined)
+  return {
+    linear: grown.every((s) => (s.growth ?? Infinity) <= (s.sizeFactor ?? 0) * tolerance),
+    likeFloor: grown.every((s) => {
+      const floorGrowth = floorSteps.find((f) => f.size === s.size)?.growth
+      return floorGrowth !== undefined && (s.growth ?? Infinity) <= floorGrowth * tolerance
+    }),
+    shown: showGrowth(steps),
+    floorShown: showGrowth(floorSteps)
+  }
+}
+
 /** Prints a table with a title, right-aligning every column but the first. */
 export const printTable = (
   title: string,

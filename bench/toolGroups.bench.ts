@@ -18,7 +18,7 @@ import type { Message } from "@ctxkit/core/Message"
 import type { MessageFormat } from "@ctxkit/core/MessageFormat"
 import { toolGroups } from "@ctxkit/core/ToolGroups"
 import { conversationStats, describeStats, generateConversation, SIZES } from "./conversations.ts"
-import { type Case, formatRatio, formatSize, type Harness, printTable } from "./harness.ts"
+import { type Case, formatRatio, formatSize, growthCheck, type Harness, printTable } from "./harness.ts"
 
 /** Name used for the results file and on the command line. */
 export const name = "toolGroups"
@@ -114,20 +114,12 @@ export const run = async (h: Harness): Promise<void> => {
         formatRatio(r.ratios["lens-index"])
       ])
     }
-    const steps = h.growth(caseName).filter((s) => s.growth !== undefined)
-    const floorSteps = h.growth(FLOOR)
-    const linear = steps.every((s) => (s.growth ?? Infinity) <= (s.sizeFactor ?? 0) * LINEAR_TOLERANCE)
-    const likeFloor = steps.every((s) => {
-      const floorGrowth = floorSteps.find((f) => f.size === s.size)?.growth
-      return floorGrowth !== undefined && (s.growth ?? Infinity) <= floorGrowth * LINEAR_TOLERANCE
-    })
-    const show = (series: ReadonlyArray<{ readonly growth: number | undefined }>): string =>
-      series.filter((s) => s.growth !== undefined).map((s) => (s.growth ?? 0).toFixed(1)).join(", ")
+    const check = growthCheck(h.growth(caseName), h.growth(FLOOR), LINEAR_TOLERANCE)
     verdicts.push(
       `${caseName}: within ${TARGET_RATIO}× of ${FLOOR} at every size: ${withinTarget ? "MET" : "NOT MET"}; ` +
-        `linear growth (≤ ${(10 * LINEAR_TOLERANCE).toFixed(0)} per 10×): ${linear ? "MET" : "NOT MET"} ` +
-        `(growth ${show(steps)}); growth ≤ ${LINEAR_TOLERANCE}× ${FLOOR}'s (${show(floorSteps)}): ` +
-        `${likeFloor ? "MET" : "NOT MET"}`
+        `linear growth (≤ ${(10 * LINEAR_TOLERANCE).toFixed(0)} per 10×): ${check.linear ? "MET" : "NOT MET"} ` +
+        `(growth ${check.shown}); growth ≤ ${LINEAR_TOLERANCE}× ${FLOOR}'s (${check.floorShown}): ` +
+        `${check.likeFloor ? "MET" : "NOT MET"}`
     )
   }
   printTable(`${name}: ratio to the floors (median / median, same run)`, [

@@ -93,7 +93,7 @@ export class SummarizerError extends Schema.TaggedError<SummarizerError>()("Summ
 }) {}
 
 /**
- * A summarizer as a plain function: any effect that turns a {@link SummaryRequest} into a {@link SummaryReply}.
+ * A summarizer as a plain function: an effect that turns a {@link SummaryRequest} into a {@link SummaryReply}.
  *
  * @example
  * ```ts
