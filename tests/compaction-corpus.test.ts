@@ -11,7 +11,7 @@ import { planCompaction, reduceToBudget, transcriptChars } from "@ctxkit/compact
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { deepFreeze, planViolations, reductionViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { corpusDir, loadCorpus } from "./corpus.ts"
+import { corpusAbsent, loadCorpus } from "./corpus.ts"
 
 const corpus = loadCorpus()
 
@@ -79,72 +79,67 @@ const measured: Readonly<
   }
 }
 
-if (corpusDir === undefined) {
-  describe("compaction on real transcripts", () => {
-    it("is skipped: the corpus is absent on this machine (set CTXKIT_CORPUS to the normalized folder)", () => {
-      assert.deepStrictEqual(corpus, [])
-    })
-  })
-} else {
-  describe("compaction planning on real transcripts (../shared/corpus/normalized)", () => {
-    for (const conversation of corpus) {
-      it(`${conversation.source}/${conversation.id}: L11 at keepTurns 0, 1, 2 and 5`, () => {
-        const messages = deepFreeze(conversation.messages as ReadonlyArray<Message>)
-        for (const keepTurns of [0, 1, 2, 5]) {
-          const plan = planCompaction(messages, { format: corpusFormat, keepTurns })
-          assert.deepStrictEqual(planViolations(messages, plan, corpusFormat), [], `keepTurns ${keepTurns}`)
-          if (plan._tag === "NoPlan") {
-            // No call is open anywhere in the corpus: only too little to summarize stops a plan.
-            assert.strictEqual(plan.reason, "nothing-to-summarize", `keepTurns ${keepTurns}: ${plan.detail}`)
-            assert.isAtMost(messages.length, 6)
-          } else if (keepTurns === 0) {
-            assert.strictEqual(plan.cut, messages.length)
-          }
+describe.skipIf(corpusAbsent)("compaction planning on real transcripts (../shared/corpus/normalized)", () => {
+  for (const conversation of corpus) {
+    it(`${conversation.source}/${conversation.id}: L11 at keepTurns 0, 1, 2 and 5`, () => {
+      const messages = deepFreeze(conversation.messages as ReadonlyArray<Message>)
+      for (const keepTurns of [0, 1, 2, 5]) {
+        const plan = planCompaction(messages, { format: corpusFormat, keepTurns })
+        assert.deepStrictEqual(planViolations(messages, plan, corpusFormat), [], `keepTurns ${keepTurns}`)
+        if (plan._tag === "NoPlan") {
+          // No call is open anywhere in the corpus: only too little to summarize stops a plan.
+          assert.strictEqual(plan.reason, "nothing-to-summarize", `keepTurns ${keepTurns}: ${plan.detail}`)
+          assert.isAtMost(messages.length, 6)
+        } else if (keepTurns === 0) {
+          assert.strictEqual(plan.cut, messages.length)
         }
-      })
-    }
-  })
-
-  describe("the real Claude Code compactions, planned with keepTurns 2", () => {
-    const points = corpus.flatMap((conversation) =>
-      compactionsOf(conversation.meta).map((compaction) => ({ conversation, compaction }))
-    )
-
-    it("the corpus has the five recorded compactions", () => {
-      assert.strictEqual(points.length, 5)
-      assert.deepStrictEqual(points.map((p) => p.conversation.id).sort(), Object.keys(measured).sort())
+      }
     })
+  }
+})
 
-    for (const { compaction, conversation } of points) {
-      it(`${conversation.id} at message ${compaction.atMessageIndex} (${compaction.trigger})`, () => {
-        const all = conversation.messages as ReadonlyArray<Message>
-        // Claude Code replaced everything before this point by one summary: its kept tail is that summary alone.
-        const summary = all[compaction.atMessageIndex]
-        assert.isTrue(summary !== undefined && corpusFormat.isSummary(summary))
-        const history = deepFreeze(all.slice(0, compaction.atMessageIndex))
-        const plan = planCompaction(history, { format: corpusFormat, keepTurns: 2 })
-        assert.strictEqual(plan._tag, "CompactionPlan", plan._tag === "NoPlan" ? plan.detail : "")
-        if (plan._tag !== "CompactionPlan") return
-        // Our cut is pair-closed at the point where Claude Code cut everything.
-        assert.deepStrictEqual(planViolations(history, plan, corpusFormat), [])
-        const wholeChars = transcriptChars(history)
-        const keptChars = transcriptChars(plan.kept)
-        // We keep the last two turns verbatim (or, in a single long turn, at least 4 messages): a smaller part of
-        // the history than the whole, but more than Claude Code's nothing.
-        assert.isAbove(plan.kept.length, 0)
-        assert.isBelow(keptChars, wholeChars)
-        assert.isAtLeast(plan.cut - plan.retained.length, 2)
-        assert.deepStrictEqual(
-          { cut: plan.cut, kept: plan.kept.length, keptChars, wholeChars, midTurn: plan.midTurn },
-          measured[conversation.id]
-        )
-        // The kept tail of these sessions is within the default 800,000-character hard limit as it is.
-        assert.strictEqual(reduceToBudget(plan.kept, 800_000, { format: corpusFormat }).messages, plan.kept)
-      })
-    }
+describe.skipIf(corpusAbsent)("the real Claude Code compactions, planned with keepTurns 2", () => {
+  const points = corpus.flatMap((conversation) =>
+    compactionsOf(conversation.meta).map((compaction) => ({ conversation, compaction }))
+  )
+
+  it("the corpus has the five recorded compactions", () => {
+    assert.strictEqual(points.length, 5)
+    assert.deepStrictEqual(points.map((p) => p.conversation.id).sort(), Object.keys(measured).sort())
   })
 
-  describe("tail reduction on real transcripts at 50%, 25% and 10% of their size, and at 4,000 characters", () => {
+  for (const { compaction, conversation } of points) {
+    it(`${conversation.id} at message ${compaction.atMessageIndex} (${compaction.trigger})`, () => {
+      const all = conversation.messages as ReadonlyArray<Message>
+      // Claude Code replaced everything before this point by one summary: its kept tail is that summary alone.
+      const summary = all[compaction.atMessageIndex]
+      assert.isTrue(summary !== undefined && corpusFormat.isSummary(summary))
+      const history = deepFreeze(all.slice(0, compaction.atMessageIndex))
+      const plan = planCompaction(history, { format: corpusFormat, keepTurns: 2 })
+      assert.strictEqual(plan._tag, "CompactionPlan", plan._tag === "NoPlan" ? plan.detail : "")
+      if (plan._tag !== "CompactionPlan") return
+      // Our cut is pair-closed at the point where Claude Code cut everything.
+      assert.deepStrictEqual(planViolations(history, plan, corpusFormat), [])
+      const wholeChars = transcriptChars(history)
+      const keptChars = transcriptChars(plan.kept)
+      // We keep the last two turns verbatim (or, in a single long turn, at least 4 messages): a smaller part of
+      // the history than the whole, but more than Claude Code's nothing.
+      assert.isAbove(plan.kept.length, 0)
+      assert.isBelow(keptChars, wholeChars)
+      assert.isAtLeast(plan.cut - plan.retained.length, 2)
+      assert.deepStrictEqual(
+        { cut: plan.cut, kept: plan.kept.length, keptChars, wholeChars, midTurn: plan.midTurn },
+        measured[conversation.id]
+      )
+      // The kept tail of these sessions is within the default 800,000-character hard limit as it is.
+      assert.strictEqual(reduceToBudget(plan.kept, 800_000, { format: corpusFormat }).messages, plan.kept)
+    })
+  }
+})
+
+describe.skipIf(corpusAbsent)(
+  "tail reduction on real transcripts at 50%, 25% and 10% of their size, and at 4,000 characters",
+  () => {
     for (const conversation of corpus) {
       it(`${conversation.source}/${conversation.id}: L12, within target exactly when reachable`, () => {
         const messages = deepFreeze(conversation.messages as ReadonlyArray<Message>)
@@ -161,5 +156,5 @@ if (corpusDir === undefined) {
         }
       })
     }
-  })
-}
+  }
+)

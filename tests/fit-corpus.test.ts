@@ -3,21 +3,16 @@ import { formats, type Message } from "@ctxkit/core"
 import { type ContextStrategy, strategies } from "@ctxkit/fit"
 import { deepFreeze, fitViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { corpusDir, loadCorpus } from "./corpus.ts"
+import { corpusAbsent, loadCorpus } from "./corpus.ts"
 
 const corpus = loadCorpus()
 const builtins: ReadonlyArray<ContextStrategy> = Object.values(strategies)
 const SHARES = [0.1, 0.25, 0.5, 0.9] as const
 const count = (text: string): number => approximateCounter.count(text)
 
-if (corpusDir === undefined) {
-  describe("fitting real transcripts", () => {
-    it("are absent on this machine: the fit corpus tests did not run (set CTXKIT_CORPUS to the normalized folder)", () => {
-      assert.deepStrictEqual(corpus, [])
-    })
-  })
-} else {
-  describe("fitting real transcripts (../shared/corpus/normalized) at 10%, 25%, 50% and 90% of their size", () => {
+describe.skipIf(corpusAbsent)(
+  "fitting real transcripts (../shared/corpus/normalized) at 10%, 25%, 50% and 90% of their size",
+  () => {
     for (const conversation of corpus) {
       it(`${conversation.source}/${conversation.id}: every strategy keeps the laws`, () => {
         const messages = deepFreeze(conversation.messages as ReadonlyArray<Message>)
@@ -46,5 +41,5 @@ if (corpusDir === undefined) {
         if (request !== undefined) assert.include(fitted.kept, request)
       })
     }
-  })
-}
+  }
+)
