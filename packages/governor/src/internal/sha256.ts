@@ -139,6 +139,8 @@ const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, "0")
  *
  * @example
  * ```ts
+ * import { sha256Hex } from "./sha256.ts"
+ *
  * sha256Hex("abc") // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
  * ```
  */
