@@ -8,6 +8,7 @@ import * as Budget from "@ctxkit/budget"
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { brokenCounters, nonFiniteNumbers } from "./helpers.ts"
 
 const numbers = fc.oneof(
@@ -77,7 +78,7 @@ describe("bad input: every entry point", () => {
         fc.property(hostile, hostile, hostile, (a, b, c) => {
           check(name, call(a, b, c))
         }),
-        { numRuns: 200 }
+        { numRuns: runs.more }
       )
     })
   }
@@ -120,7 +121,7 @@ describe("bad input: every entry point", () => {
           assert.deepStrictEqual(purityViolations((x) => call(x, x, x), input), [], name)
         }
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 

@@ -1,6 +1,7 @@
 import { APPROXIMATE_COUNTER_ID, approximateCounter, CounterFailed, estimateTokens } from "@ctxkit/budget"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { brokenCounters, nonFiniteNumbers } from "./helpers.ts"
 
 describe("approximateCounter", () => {
@@ -78,7 +79,7 @@ describe("estimateTokens", () => {
         assert.deepStrictEqual(nonFiniteNumbers(estimate), [])
         assert.isTrue(Number.isInteger(estimate.tokens) && estimate.tokens >= 0)
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 

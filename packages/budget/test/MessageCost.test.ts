@@ -13,6 +13,7 @@ import { conversation, deepFreeze, formatNames, formatOf, purityViolations } fro
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { brokenCounters, countingCounter, nonFiniteNumbers } from "./helpers.ts"
 
 const messages: ReadonlyArray<Message> = deepFreeze([
@@ -138,7 +139,7 @@ describe("the cache stays correct whatever happens to the conversation between c
           assert.deepStrictEqual(chars, requestChars({ messages, format: formats.canonical }))
         }
       }),
-      { numRuns: 200 }
+      { numRuns: runs.more }
     )
   })
 
@@ -176,7 +177,7 @@ describe("conversationCost laws, on generated conversations in every format", ()
           assert.strictEqual(first.costs.length, input.length)
           assert.strictEqual(first.total, first.costs.reduce((a, b) => a + b, 0))
         }),
-        { numRuns: 60 }
+        { numRuns: runs.some }
       )
     })
 
@@ -196,7 +197,7 @@ describe("conversationCost laws, on generated conversations in every format", ()
           assert.strictEqual(seen.length - before, fresh.size)
           assert.deepStrictEqual(grown, conversationCost(input, { counter, format }))
         }),
-        { numRuns: 60 }
+        { numRuns: runs.some }
       )
     })
 
@@ -210,7 +211,7 @@ describe("conversationCost laws, on generated conversations in every format", ()
             []
           )
         }),
-        { numRuns: 40 }
+        { numRuns: runs.few }
       )
     })
   }

@@ -2,6 +2,7 @@ import { promptTokens, readUsage, ReportedUsage } from "@ctxkit/budget"
 import { assert, describe, it } from "@effect/vitest"
 import { Response } from "effect/ai"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { nonFiniteNumbers } from "./helpers.ts"
 
 const usage = (
@@ -157,7 +158,7 @@ describe("readUsage and promptTokens: input + cache read + cache write, whatever
         assert.strictEqual(read.prompt, read.input + read.cacheRead + read.cacheWrite)
         assert.isTrue(read.input >= 0 && read.cacheRead >= 0 && read.cacheWrite >= 0 && read.output >= 0)
       }),
-      { numRuns: 500 }
+      { numRuns: runs.most }
     )
   })
 })

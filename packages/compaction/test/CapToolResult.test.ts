@@ -14,6 +14,7 @@ import type { MessageFormat } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf, text as textArbitrary } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const ROCKET = "\uD83D\uDE80"
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -318,7 +319,7 @@ describe("capToolResult — token cap", () => {
           if (!result.capped) assert.strictEqual(result.text, text)
         }
       ),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 
@@ -335,7 +336,7 @@ describe("capToolResult — token cap", () => {
         assert.isAtMost(o200kCounter.count(result.text), result.limitTokens ?? -1)
         assertShape(text, result)
       }),
-      { numRuns: 80 }
+      { numRuns: runs.standard }
     )
   })
 
@@ -349,7 +350,7 @@ describe("capToolResult — token cap", () => {
           assert.notMatch(capToolResult(text, { available, share: 1 }).text, LONE_SURROGATE)
         }
       ),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 })
@@ -514,7 +515,7 @@ describe("capToolResults", () => {
             }
           }
         ),
-        { numRuns: 40 }
+        { numRuns: runs.few }
       )
     })
   }

@@ -11,6 +11,7 @@ import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const full: Checkpoint = {
   goal: "Make `npm run build` pass on main",
@@ -247,7 +248,7 @@ describe("parseCheckpoint: properties", () => {
         const parsed = parseCheckpoint(raw, f)
         if (!parsed.structured) assert.deepStrictEqual(parsed, textOnly(raw))
       }),
-      { numRuns: 500 }
+      { numRuns: runs.most }
     )
   })
 
@@ -260,7 +261,7 @@ describe("parseCheckpoint: properties", () => {
         assert.isString(parsed.text)
         if (!parsed.structured) assert.deepStrictEqual(parsed, textOnly(raw))
       }),
-      { numRuns: 500 }
+      { numRuns: runs.most }
     )
   })
 
@@ -301,7 +302,7 @@ describe("parseCheckpoint: properties", () => {
           parsed.checkpoint
         )
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 
@@ -343,7 +344,7 @@ describe("parseCheckpoint: properties", () => {
           )
         }
       ),
-      { numRuns: 200 }
+      { numRuns: runs.more }
     )
   })
 })

@@ -13,6 +13,7 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const NOTE_TOKENS = 22 // ceil(86 / 4)
 
@@ -354,7 +355,7 @@ const lawsFor = (name: FormatName | "auto") => {
           }
         }
       ),
-      { numRuns: 60 }
+      { numRuns: runs.some }
     )
     // The generator must exercise clearing, with and without exclusions.
     assert.isAtLeast(clearedRuns, 5)

@@ -36,6 +36,7 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const BIG = "line of build output\n".repeat(200)
 
@@ -687,7 +688,7 @@ describe("compact — laws on generated conversations", () => {
           const after = toolGroups(outcome.messages, format).diagnostics.filter((d) => d._tag !== "ReusedCallId")
           return before > 0 || after.length === 0
         }),
-        { numRuns: 40 }
+        { numRuns: runs.few }
       )
     })
   }

@@ -12,6 +12,7 @@ import { type AnthropicMessage, formats, type Message, type MessageFormat, toolG
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 describe("compactionRequestTruncated", () => {
   const lastGood = { tokens: 3_700, estimate: 3_750 }
@@ -268,7 +269,7 @@ describe("compactionAttempt", () => {
             })
           }
         ),
-        { numRuns: 60 }
+        { numRuns: runs.some }
       )
     })
   }

@@ -22,6 +22,7 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const auto = formats.auto as MessageFormat<unknown>
 
@@ -122,24 +123,24 @@ const reductionProperty = (wire: FormatName, format: MessageFormat<unknown>, sce
 describe("L11: the compaction plan, in every wire format", () => {
   for (const wire of formatNames) {
     it(`${wire}`, () => {
-      fc.assert(planProperty(wire, formatOf(wire)), { numRuns: 150 })
+      fc.assert(planProperty(wire, formatOf(wire)), { numRuns: runs.more })
     })
     it(`${wire}, with open calls and orphan results`, () => {
-      fc.assert(planProperty(wire, formatOf(wire), { dangling: true, orphans: true }), { numRuns: 80 })
+      fc.assert(planProperty(wire, formatOf(wire), { dangling: true, orphans: true }), { numRuns: runs.standard })
     })
   }
   it("every format read with formats.auto", () => {
-    for (const wire of formatNames) fc.assert(planProperty(wire, auto, { dangling: true }), { numRuns: 40 })
+    for (const wire of formatNames) fc.assert(planProperty(wire, auto, { dangling: true }), { numRuns: runs.few })
   })
   it("long conversations", () => {
-    fc.assert(planProperty("anthropic", formatOf("anthropic"), { maxTurns: 120 }), { numRuns: 30 })
+    fc.assert(planProperty("anthropic", formatOf("anthropic"), { maxTurns: 120 }), { numRuns: runs.few })
   })
 })
 
 describe("L12: the tail reduction, in every wire format (huge texts included)", () => {
   for (const wire of formatNames) {
     it(`${wire}`, () => {
-      fc.assert(reductionProperty(wire, formatOf(wire)), { numRuns: 60 })
+      fc.assert(reductionProperty(wire, formatOf(wire)), { numRuns: runs.some })
     })
   }
   for (const wire of formatNames) {
@@ -147,13 +148,13 @@ describe("L12: the tail reduction, in every wire format (huge texts included)", 
       const format = formatOf(wire)
       fc.assert(
         fc.property(bulky(wire, format), share, caps, (rendered, s, c) => checkReduction(rendered, format, s, c)),
-        { numRuns: 40 }
+        { numRuns: runs.few }
       )
     })
   }
   it("every format read with formats.auto, with open calls and orphans", () => {
     for (const wire of formatNames) {
-      fc.assert(reductionProperty(wire, auto, { dangling: true, orphans: true }), { numRuns: 15 })
+      fc.assert(reductionProperty(wire, auto, { dangling: true, orphans: true }), { numRuns: runs.fewest })
     }
   })
 })

@@ -7,6 +7,7 @@ import { formats, type Message } from "@ctxkit/core"
 import { deepFreeze, planViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const user = (content: string, extra: Partial<Message> = {}): Message =>
   ({ role: "user", content, ...extra }) as Message
@@ -382,7 +383,7 @@ describe("planCompaction: totality and purity", () => {
           assert.deepStrictEqual(planViolations(messages, outcome), [])
         }
       ),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 

@@ -7,6 +7,7 @@ import { formats, type Message, toolGroups } from "@ctxkit/core"
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const crashed: ReadonlyArray<Message> = deepFreeze([
   { role: "user", content: "Deploy the site." },
@@ -134,7 +135,7 @@ describe("recoverUncertainResults", () => {
           for (const m of messages) if (m === input[at]) at++
           return at === input.length && new Set(recovered).size === dangling.length
         }),
-        { numRuns: 60 }
+        { numRuns: runs.some }
       )
     })
   }

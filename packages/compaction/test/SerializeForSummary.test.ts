@@ -24,6 +24,7 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const canonical = formats.canonical
 const lines = (messages: ReadonlyArray<Message>, maxItemChars?: number): ReadonlyArray<string> =>
@@ -364,7 +365,7 @@ describe("serializeForSummary: properties", () => {
             }
           }
         ),
-        { numRuns: 40 }
+        { numRuns: runs.few }
       )
     })
   }
@@ -387,7 +388,7 @@ describe("serializeForSummary: properties", () => {
           }
         }
       ),
-      { numRuns: 200 }
+      { numRuns: runs.more }
     )
   })
 })

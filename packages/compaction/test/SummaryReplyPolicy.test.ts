@@ -9,6 +9,7 @@ import {
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const CUT_8000 =
   "The compaction summary is incomplete: the summarizer stopped with \"length\" at its output limit of " +
@@ -146,7 +147,7 @@ describe("acceptSummaryReply", () => {
           }
         }
       ),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 })

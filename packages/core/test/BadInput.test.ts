@@ -3,6 +3,7 @@ import { conversation, deepFreeze, formatNames } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const allFormats = Object.values(formats) as ReadonlyArray<MessageFormat<unknown>>
 
@@ -58,7 +59,7 @@ describe("every lens is total on hostile values", () => {
         fc.property(fc.anything({ maxDepth: 4, withNullPrototype: true, withBigInt: true }), (m) => {
           exercise(m)
         }),
-        { numRuns: 300 }
+        { numRuns: runs.many }
       )
     })
   }
@@ -112,7 +113,7 @@ describe("public functions on hostile conversations", () => {
           assert.strictEqual(diagnostics.filter((d) => d._tag === "ReusedCallId").length, calls)
           assert.doesNotThrow(() => repairPairs(doubled, { format }))
         }),
-        { numRuns: 100 }
+        { numRuns: runs.standard }
       )
     })
   }

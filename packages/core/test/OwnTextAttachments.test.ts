@@ -17,6 +17,7 @@ import { conversation, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Prompt } from "effect/ai"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 // Base64 of the bytes 0..n-1, and of "%PDF-1.4 tiny" (13 bytes).
 const B10 = "AAECAwQFBgcICQ=="
@@ -595,7 +596,7 @@ describe("properties", () => {
           }
         }
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 
@@ -628,7 +629,7 @@ describe("properties", () => {
             assert.isTrue(format.text(message).length >= own.length || format.role(message) === "tool")
           }
         }),
-        { numRuns: 100 }
+        { numRuns: runs.standard }
       )
     })
   }

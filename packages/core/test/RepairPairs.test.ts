@@ -3,6 +3,7 @@ import { conversation, deepFreeze, formatNames, formatOf, purityViolations } fro
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const messages: ReadonlyArray<Message> = deepFreeze([
   { role: "user", content: "go" },
@@ -99,7 +100,7 @@ describe("repairPairs laws, on generated conversations in every format", () => {
             // Idempotent: a repaired conversation needs no repair.
             assert.strictEqual(repairPairs(out, { dangling, format }).messages, out)
           }),
-          { numRuns: 200 }
+          { numRuns: runs.more }
         )
       })
     }

@@ -2,6 +2,7 @@ import { formats, makeFormat, type Message, type MessageFormat, toolGroups } fro
 import { conversation, deepFreeze, formatNames, formatOf, groupsFromKeys, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const call = (id: string, name = "read_file") => ({ id, name, arguments: `{"path":"${id}.ts"}` })
 
@@ -139,7 +140,7 @@ describe("toolGroups laws, on generated conversations in every format", () => {
             for (const i of group) assert.strictEqual(groupOf[i], g)
           })
         }),
-        { numRuns: 1000 }
+        { numRuns: runs.most }
       )
     })
 
@@ -166,7 +167,7 @@ describe("toolGroups laws, on generated conversations in every format", () => {
           assert.strictEqual(diagnostics.filter((d) => d._tag === "DanglingCall").length, dangling)
           assert.strictEqual(diagnostics.filter((d) => d._tag === "ReusedCallId").length, 0)
         }),
-        { numRuns: 300 }
+        { numRuns: runs.many }
       )
     })
 
@@ -175,7 +176,7 @@ describe("toolGroups laws, on generated conversations in every format", () => {
         fc.property(conversation(name), (rendered) => {
           assert.deepStrictEqual(toolGroups(rendered.messages, format).diagnostics, [])
         }),
-        { numRuns: 300 }
+        { numRuns: runs.many }
       )
     })
 
@@ -188,7 +189,7 @@ describe("toolGroups laws, on generated conversations in every format", () => {
             toolGroups(rendered.messages, format).groups
           )
         }),
-        { numRuns: 200 }
+        { numRuns: runs.more }
       )
     })
   }

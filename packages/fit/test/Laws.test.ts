@@ -3,6 +3,7 @@ import { type ContextStrategy, strategies } from "@ctxkit/fit"
 import { conversation, fitLaws, formatNames, type Rendered, type StrategyUnderTest } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const builtins: ReadonlyArray<ContextStrategy> = Object.values(strategies)
 const compress = { compress: { threshold: 30, keep: 10 } }
@@ -45,19 +46,21 @@ describe("the fitting laws hold for every built-in strategy on every wire format
     const laws = { minimality: truncating, monotonicity: truncating }
     for (const wire of formatNames) {
       it(`${strategy.id} on ${wire}`, () => {
-        fc.assert(fitLaws(strategy, { wireFormat: wire, ...laws }), { numRuns: 100 })
+        fc.assert(fitLaws(strategy, { wireFormat: wire, ...laws }), { numRuns: runs.standard })
       })
       it(`${strategy.id} on ${wire}, compressing`, () => {
-        fc.assert(fitLaws(strategy, { wireFormat: wire, ...laws, fitOptions: compress }), { numRuns: 60 })
+        fc.assert(fitLaws(strategy, { wireFormat: wire, ...laws, fitOptions: compress }), { numRuns: runs.some })
       })
     }
     it(`${strategy.id} on every format read with formats.auto`, () => {
       for (const wire of formatNames) {
-        fc.assert(fitLaws(strategy, { wireFormat: wire, format: formats.auto as never, ...laws }), { numRuns: 30 })
+        fc.assert(fitLaws(strategy, { wireFormat: wire, format: formats.auto as never, ...laws }), {
+          numRuns: runs.few
+        })
       }
     })
     it(`${strategy.id} with relevance and manual marks, and without protecting the current request`, () => {
-      fc.assert(fitLaws(strategy, { arbitrary: withMeta, ...laws }), { numRuns: 100 })
+      fc.assert(fitLaws(strategy, { arbitrary: withMeta, ...laws }), { numRuns: runs.standard })
       fc.assert(
         fitLaws(strategy, {
           arbitrary: withMeta,
@@ -65,7 +68,7 @@ describe("the fitting laws hold for every built-in strategy on every wire format
           protectCurrentRequest: false,
           fitOptions: { protectCurrentRequest: false }
         }),
-        { numRuns: 60 }
+        { numRuns: runs.some }
       )
     })
     it(`${strategy.id} with orphans, dangling calls, and another counter and overhead`, () => {
@@ -78,7 +81,7 @@ describe("the fitting laws hold for every built-in strategy on every wire format
           perMessageOverhead: 0.5,
           ...laws
         }),
-        { numRuns: 100 }
+        { numRuns: runs.standard }
       )
     })
   }
@@ -145,7 +148,7 @@ describe("the laws catch a misbehaving strategy", () => {
     it(strategy.id, () => {
       const result = fc.check(
         fitLaws(strategy, { wireFormat: "canonical", minimality: true, monotonicity: true }),
-        { numRuns: 300 }
+        { numRuns: runs.many }
       )
       assert.isTrue(result.failed, `${strategy.id} passed the laws`)
     })

@@ -23,6 +23,7 @@ import {
 import { describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 type Fit = <M>(
   messages: ReadonlyArray<M>,
@@ -134,10 +135,10 @@ const guardLaws = (strategy: PluginStrategy, wire: FormatName) => {
 describe("a misbehaving plugin strategy never breaks the fitting laws (through the guard)", () => {
   for (const wire of formatNames) {
     it(`each misbehaviour, on ${wire}`, () => {
-      for (const [id, fit] of misbehaving) fc.assert(guardLaws(plugin(id, fit), wire), { numRuns: 25 })
+      for (const [id, fit] of misbehaving) fc.assert(guardLaws(plugin(id, fit), wire), { numRuns: runs.few })
     })
     it(`a chaotic plugin, on ${wire}`, () => {
-      fc.assert(guardLaws(chaotic, wire), { numRuns: 100 })
+      fc.assert(guardLaws(chaotic, wire), { numRuns: runs.standard })
     })
   }
 })
@@ -246,7 +247,7 @@ describe("misbehaving interceptors never produce an over-budget or pair-splittin
             }
           }
         ),
-        { numRuns: 100 }
+        { numRuns: runs.standard }
       )
     })
   }

@@ -3,6 +3,7 @@ import { bm25Scores, CallbackFailed, RelevanceIgnored, strategies, SummaryOmitte
 import { conversation, deepFreeze, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical = { format: formats.canonical }
@@ -125,7 +126,7 @@ describe("summarize", () => {
         const request = currentRequest(input)
         if (request >= 0) assert.strictEqual(result.kept[at + 1], input[request])
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 })

@@ -1,6 +1,7 @@
 import { elisionStub } from "@ctxkit/governor"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 describe("elisionStub (exact strings, policy 1)", () => {
   it("read_file: @ + the first 8 hex digits of the sha256, or @unknown", () => {
@@ -97,7 +98,7 @@ describe("elisionStub (exact strings, policy 1)", () => {
           assert.strictEqual(JSON.parse(quoted ?? ""), text)
         }
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 })

@@ -20,6 +20,7 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const PATHS = ["src/a.ts", "src/b.ts", "docs/ü 🚀.md"]
 const BODIES = [
@@ -204,7 +205,7 @@ describe("L10 governor laws", () => {
         fc.property(governedScenario, fc.boolean(), (scenario, hashReads) => {
           elisions += checkRequest(render(name, scenario).messages, format, { hashReads })
         }),
-        { numRuns: 120 }
+        { numRuns: runs.standard }
       )
       // The generator is rich enough for the property to mean something.
       assert.isAbove(elisions, 100)
@@ -217,7 +218,7 @@ describe("L10 governor laws", () => {
         checkRequest(render(name, scenario).messages, formats.auto)
         checkRequest(render(name, scenario).messages, formatOf(name), { epochMessages: 4, minAgeTurns: 2 })
       }),
-      { numRuns: 60 }
+      { numRuns: runs.some }
     )
   })
 
@@ -227,7 +228,7 @@ describe("L10 governor laws", () => {
         fc.property(conversation(name, { orphans: true, dangling: true, maxTurns: 30 }), (rendered) => {
           checkRequest(rendered.messages, formatOf(name))
         }),
-        { numRuns: 60 }
+        { numRuns: runs.some }
       )
     })
   }
@@ -254,7 +255,7 @@ describe("L10 governor laws", () => {
             previous = current
           }
         }),
-        { numRuns: 60 }
+        { numRuns: runs.some }
       )
       assert.isAbove(boundaries, 0)
       assert.isAbove(elided, 100)
@@ -271,7 +272,7 @@ describe("L10 governor laws", () => {
         assert.deepStrictEqual(a.elisions, b.elisions)
         assert.deepStrictEqual(a.event, b.event)
       }),
-      { numRuns: 60 }
+      { numRuns: runs.some }
     )
   })
 })

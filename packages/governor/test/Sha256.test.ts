@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { createHash } from "node:crypto"
+import { runs } from "../../../tests/runs.ts"
 import { sha256Hex, utf8Length } from "../src/internal/sha256.ts"
 
 const reference = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")
@@ -48,7 +49,7 @@ describe("sha256Hex (the governor's own pure SHA-256)", () => {
         assert.strictEqual(sha256Hex(text), reference(text))
         assert.strictEqual(utf8Length(text), Buffer.byteLength(text, "utf8"))
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 })

@@ -10,6 +10,7 @@ import {
 import { deepFreeze, type FormatName, formatNames, formatOf, purityViolations, render, scenario } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 // quality.md L13: block ≤ maxChars; items never cut; no early close; every kept quote is a literal substring of
 // a user message.
@@ -244,7 +245,7 @@ describe("L13: the block", () => {
           assert.strictEqual(block.kept.total + block.omitted.total, roomy.kept.total + roomy.omitted.total)
         }
       ),
-      { numRuns: 400 }
+      { numRuns: runs.most }
     )
   })
 
@@ -255,7 +256,7 @@ describe("L13: the block", () => {
         assert.isUndefined(block.text)
         assert.strictEqual(block.kept.total, 0)
       }),
-      { numRuns: 100 }
+      { numRuns: runs.standard }
     )
   })
 })
@@ -350,7 +351,7 @@ describe("L13: every kept quote is a literal substring of a user message, on gen
               assert.isTrue(userTexts.some((t) => t.includes(quote)))
             }
           }),
-          { numRuns: 60 }
+          { numRuns: runs.some }
         )
       })
     }

@@ -16,6 +16,7 @@ import { purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const counter = fc.constantFrom(
   { id: "approximate-chars-v1", approximate: true },
@@ -94,7 +95,7 @@ const detectorAfter = fc.tuple(counter, history).map(([c, requests]) => {
   return { counter: c, state, steps }
 })
 
-const RUNS = { numRuns: 300 }
+const RUNS = { numRuns: runs.many }
 
 describe("law L14: detection", () => {
   it("no usage (tokens <= 0, or not a number) never decides, never calibrates, and changes nothing", () => {

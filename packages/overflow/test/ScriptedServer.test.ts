@@ -8,6 +8,7 @@ import { OVERFLOW_EXACT_MIN_SHORTFALL, OVERFLOW_EXACT_SHORTFALL, OverflowDetecto
 import { conversation } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import {
   answer,
   COLLAPSE_TOKENS,
@@ -186,7 +187,7 @@ describe("generated conversations (@ctxkit/testing), grown turn by turn through 
     fc.double({ min: 1, max: 1.48, noNaN: true }).map((factor) => scaledTokenizer(factor))
   )
   const fraction = fc.double({ min: 0.1, max: 0.9, noNaN: true })
-  const RUNS = { numRuns: 150 }
+  const RUNS = { numRuns: runs.more }
 
   it("collapse: EVERY truncated request is flagged, and no untruncated one", () => {
     fc.assert(

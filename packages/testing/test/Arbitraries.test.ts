@@ -2,6 +2,7 @@ import { formats, toolGroups } from "@ctxkit/core"
 import { conversation, formatNames, render, scenario, text } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 describe("scenario arbitrary", () => {
   it("generates every feature the laws need, and unique ids", () => {
@@ -73,7 +74,7 @@ describe("scenario arbitrary", () => {
         const results = s.turns.flatMap((t) => t.kind === "results" ? t.results.map((r) => r.callId) : [])
         return results.every((id) => calls.has(id)) && [...calls].every((id) => results.includes(id))
       }),
-      { numRuns: 300 }
+      { numRuns: runs.many }
     )
   })
 
@@ -125,7 +126,7 @@ describe("renderers", () => {
           const format = formats[name] as typeof formats.auto
           rendered.messages.forEach((m, i) => assert.deepStrictEqual(format.validate(m, `messages[${i}]`), []))
         }),
-        { numRuns: 100 }
+        { numRuns: runs.standard }
       )
     })
   }

@@ -12,6 +12,7 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 
 const call: Message = { role: "assistant", content: "", toolCalls: [{ id: "a", name: "ls", arguments: "{}" }] }
 const result: Message = { role: "tool", toolCallId: "a", content: "x" }
@@ -89,14 +90,18 @@ describe("law checks catch what they must", () => {
       const gone = new Set(groups[0] ?? [])
       return { kept: messages.filter((_, i) => !gone.has(i)), excluded: messages.filter((_, i) => gone.has(i)) }
     }
-    fc.assert(selectionLaws(dropFirstGroup, { arbitrary: conversation("canonical"), format }), { numRuns: 100 })
+    fc.assert(selectionLaws(dropFirstGroup, { arbitrary: conversation("canonical"), format }), {
+      numRuns: runs.standard
+    })
     // Wrong: drop the first assistant message alone, leaving its results behind.
     const dropFirstAssistant = (messages: ReadonlyArray<unknown>): Selection<unknown> => {
       const at = messages.findIndex((m) => format.toolCalls(m).length > 0)
       return { kept: messages.filter((_, i) => i !== at), excluded: at === -1 ? [] : [messages[at]] }
     }
     assert.throws(() =>
-      fc.assert(selectionLaws(dropFirstAssistant, { arbitrary: conversation("canonical"), format }), { numRuns: 200 })
+      fc.assert(selectionLaws(dropFirstAssistant, { arbitrary: conversation("canonical"), format }), {
+        numRuns: runs.more
+      })
     )
   })
 })
