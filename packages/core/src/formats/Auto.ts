@@ -56,6 +56,12 @@ const SDK_PARTS: ReadonlySet<string> = new Set([
 
 const EFFECT_PART_MARKER = "~effect/ai/Prompt/Part"
 
+/**
+ * Fields of the Messages API's response object (`{ id, type: "message", role, model, content, stop_reason,
+ * usage }`), which harnesses such as Claude Code store as the assistant turn. No OpenAI Responses item has them.
+ */
+const ANTHROPIC_RESPONSE_FIELDS: ReadonlyArray<string> = ["stop_reason", "stop_sequence", "usage", "model"]
+
 /** The format of one message's content parts, when they tell. */
 const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
   let sawSdkPart = false
@@ -64,6 +70,13 @@ const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
     const type = part["type"]
     if (typeof type !== "string") continue
     if (EFFECT_PART_MARKER in part) return effectAi as AnyFormat
+    if (type === "reasoning") {
+      // A reasoning part is AI SDK or effect/ai (whose encoded parts may carry `options`); a later tool part
+      // can still tell them apart, so keep looking.
+      if ("options" in part) return effectAi as AnyFormat
+      sawSdkPart = true
+      continue
+    }
     if (SDK_PARTS.has(type)) {
       if ("toolCallId" in part && !("approvalId" in part)) return aiSdk as AnyFormat
       if ("params" in part || "isFailure" in part || ("id" in part && !("toolCallId" in part))) {
@@ -78,16 +91,28 @@ const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
     if (RESPONSES_PARTS.has(type)) return openaiResponses as AnyFormat
     if (type === "image_url" || type === "input_audio") return openaiChat as AnyFormat
   }
-  // Approval parts alone look the same in the AI SDK and effect/ai, and both link them the same way.
+  // Approval and reasoning parts alone look the same in the AI SDK and effect/ai, and both read them the same way.
   return sawSdkPart ? aiSdk as AnyFormat : undefined
 }
 
 /**
+ * A `type: "message"` object: an Anthropic response object when its content holds Anthropic blocks or it has
+ * the response object's fields, else an OpenAI Responses message item.
+ */
+const fromMessageObject = (message: Readonly<Record<string, unknown>>): AnyFormat => {
+  const content = message["content"]
+  if (Array.isArray(content) && fromParts(content) === (anthropic as AnyFormat)) return anthropic as AnyFormat
+  for (const field of ANTHROPIC_RESPONSE_FIELDS) if (field in message) return anthropic as AnyFormat
+  return openaiResponses as AnyFormat
+}
+
+/**
  * The wire format of one message, told from its field names: `lc`/`kwargs` or a LangChain `type`
- * (`human`, `ai`, …) → `langchain`; an item `type` or `call_id` → `openaiResponses`; `tool_calls` or
+ * (`human`, `ai`, …) → `langchain`; `type: "message"` with Anthropic blocks or the Messages API's response fields
+ * (`model`, `stop_reason`, `usage`) → `anthropic`; any other item `type` or `call_id` → `openaiResponses`; `tool_calls` or
  * `tool_call_id` → `openaiChat`; `toolCalls` or `toolCallId` → `canonical`; content parts `tool_use` /
- * `tool_result` (`tool_use_id`) → `anthropic`; parts `tool-call` / `tool-result` with `toolCallId` →
- * `aiSdk`, with `id`/`params`/`isFailure` → `effectAi`. A plain `{ role, content }` message reads the same
+ * `tool_result` (`tool_use_id`) → `anthropic`; parts `tool-call` / `tool-result` with `toolCallId`, or
+ * `reasoning` parts → `aiSdk`, with `id`/`params`/`isFailure` (or the `effect/ai` part marker) → `effectAi`. A plain `{ role, content }` message reads the same
  * in every format and is read as `canonical`.
  *
  * @example
@@ -108,6 +133,7 @@ export const detectMessageFormat = (message: unknown): MessageFormat<unknown> =>
     if (message["lc"] === 1 && "kwargs" in message) return langchain as AnyFormat
     if (LANGCHAIN_TYPES.has(type) && !("role" in message)) return langchain as AnyFormat
     if (type === "constructor" && "kwargs" in message) return langchain as AnyFormat
+    if (type === "message") return fromMessageObject(message)
     return openaiResponses as AnyFormat
   }
   if ("call_id" in message) return openaiResponses as AnyFormat
