@@ -146,7 +146,7 @@ export interface RepairOptions<M> {
  *
  * @example
  * ```ts
- * import type { AutoRepairOptions } from "@ctxkit/core"
+ * import type { AutoRepairOptions } from "@ctxkit/core/RepairPairs"
  *
  * const options: AutoRepairOptions = { dangling: "stub" }
  * ```

@@ -17,7 +17,7 @@ import type { AttachmentInfo, MessageFormat } from "../MessageFormat.ts"
  *
  * @example
  * ```ts
- * import type { AiSdkToolOutput } from "@ctxkit/core"
+ * import type { AiSdkToolOutput } from "@ctxkit/core/formats/AiSdk"
  *
  * const output: AiSdkToolOutput = { type: "error-text", value: "ENOENT: no such file" }
  * ```
@@ -37,7 +37,7 @@ export interface AiSdkToolOutput {
  *
  * @example
  * ```ts
- * import type { AiSdkPart } from "@ctxkit/core"
+ * import type { AiSdkPart } from "@ctxkit/core/formats/AiSdk"
  *
  * const part: AiSdkPart = { type: "tool-call", toolCallId: "call_1", toolName: "ls", input: { dir: "." } }
  * ```

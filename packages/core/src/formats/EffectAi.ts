@@ -20,7 +20,7 @@ import type { AttachmentInfo, MessageFormat } from "../MessageFormat.ts"
  *
  * @example
  * ```ts
- * import type { EffectAiPart } from "@ctxkit/core"
+ * import type { EffectAiPart } from "@ctxkit/core/formats/EffectAi"
  *
  * const part: EffectAiPart = { type: "tool-call", id: "call_1", name: "ls", params: { dir: "." } }
  * ```

@@ -37,7 +37,7 @@ import {
  *
  * @example
  * ```ts
- * import type { LangChainToolCall } from "@ctxkit/core"
+ * import type { LangChainToolCall } from "@ctxkit/core/formats/LangChain"
  *
  * const call: LangChainToolCall = { id: "call_1", name: "read_file", args: { path: "a.ts" }, type: "tool_call" }
  * ```
@@ -60,7 +60,7 @@ export interface LangChainToolCall {
  *
  * @example
  * ```ts
- * import type { LangChainFields } from "@ctxkit/core"
+ * import type { LangChainFields } from "@ctxkit/core/formats/LangChain"
  *
  * const fields: LangChainFields = { content: "a.ts", tool_call_id: "call_1", name: "ls", status: "success" }
  * ```

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import type { AiSdkMessage, AiSdkPart } from "@ctxkit/core"
+import type { AiSdkMessage, AiSdkPart } from "@ctxkit/core/formats/AiSdk"
 import type { Rendered, Scenario, ScenarioCall } from "../../Scenario.ts"
 
 /** The call's input: its arguments parsed when they are JSON that prints back identically, else the raw text. */
