@@ -55,6 +55,14 @@ const SDK_PARTS: ReadonlySet<string> = new Set([
 ])
 
 const EFFECT_PART_MARKER = "~effect/ai/Prompt/Part"
+const EFFECT_MESSAGE_MARKER = "~effect/ai/Prompt/Message"
+
+/**
+ * A message whose parts (text, reasoning, approvals) read the same in the AI SDK and `effect/ai`: it is read as
+ * `aiSdk`, and it does not decide a whole conversation's format between the two.
+ */
+const SDK_ALIKE: unique symbol = Symbol("ctxkit/SdkAlike")
+type Detected = AnyFormat | typeof SDK_ALIKE
 
 /**
  * Fields of the Messages API's response object (`{ id, type: "message", role, model, content, stop_reason,
@@ -63,7 +71,7 @@ const EFFECT_PART_MARKER = "~effect/ai/Prompt/Part"
 const ANTHROPIC_RESPONSE_FIELDS: ReadonlyArray<string> = ["stop_reason", "stop_sequence", "usage", "model"]
 
 /** The format of one message's content parts, when they tell. */
-const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
+const fromParts = (content: ReadonlyArray<unknown>): Detected | undefined => {
   let sawSdkPart = false
   for (const part of content) {
     if (!isRecord(part)) continue
@@ -92,7 +100,7 @@ const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
     if (type === "image_url" || type === "input_audio") return openaiChat as AnyFormat
   }
   // Approval and reasoning parts alone look the same in the AI SDK and effect/ai, and both read them the same way.
-  return sawSdkPart ? aiSdk as AnyFormat : undefined
+  return sawSdkPart ? SDK_ALIKE : undefined
 }
 
 /**
@@ -127,6 +135,11 @@ const fromMessageObject = (message: Readonly<Record<string, unknown>>): AnyForma
  * @since 0.1.0
  */
 export const detectMessageFormat = (message: unknown): MessageFormat<unknown> => {
+  const detected = detect(message)
+  return detected === SDK_ALIKE ? aiSdk as AnyFormat : detected
+}
+
+const detect = (message: unknown): Detected => {
   if (!isRecord(message)) return canonical as AnyFormat
   const type = message["type"]
   if (typeof type === "string") {
@@ -141,6 +154,9 @@ export const detectMessageFormat = (message: unknown): MessageFormat<unknown> =>
   if ("toolCalls" in message || "toolCallId" in message) return canonical as AnyFormat
   const role = message["role"]
   if (role === "developer" || role === "function") return openaiChat as AnyFormat
+  // Message-level options carry ctxkit's own flags (pinned, summary) in both formats.
+  if (EFFECT_MESSAGE_MARKER in message || "options" in message) return effectAi as AnyFormat
+  if ("providerOptions" in message) return aiSdk as AnyFormat
   const content = message["content"]
   if (Array.isArray(content)) return fromParts(content) ?? (canonical as AnyFormat)
   return canonical as AnyFormat
@@ -148,7 +164,8 @@ export const detectMessageFormat = (message: unknown): MessageFormat<unknown> =>
 
 /**
  * The wire format of a whole conversation: the one its messages agree on (messages that read the same in
- * every format do not vote), `canonical` when nothing tells, and `auto` when they disagree.
+ * every format do not vote, and messages that read the same in the AI SDK and `effect/ai` do not choose between
+ * the two), `canonical` when nothing tells, and `auto` when they disagree.
  *
  * @example
  * ```ts
@@ -165,13 +182,19 @@ export const detectMessageFormat = (message: unknown): MessageFormat<unknown> =>
  */
 export const detectFormat = (messages: ReadonlyArray<unknown>): MessageFormat<unknown> => {
   let found: AnyFormat | undefined
+  let sdkAlike = false
   for (const message of messages) {
-    const format = detectMessageFormat(message)
+    const format = detect(message)
+    if (format === SDK_ALIKE) {
+      sdkAlike = true
+      continue
+    }
     if (format === (canonical as AnyFormat) && !hasCanonicalFields(message)) continue
     if (found === undefined) found = format
     else if (found !== format) return auto
   }
-  return found ?? (canonical as AnyFormat)
+  if (found === undefined) return sdkAlike ? aiSdk as AnyFormat : canonical as AnyFormat
+  return !sdkAlike || found === (aiSdk as AnyFormat) || found === (effectAi as AnyFormat) ? found : auto
 }
 
 const hasCanonicalFields = (message: unknown): boolean =>

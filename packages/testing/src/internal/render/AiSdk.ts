@@ -16,6 +16,18 @@ const inputOf = (call: ScenarioCall): unknown => {
   }
 }
 
+/**
+ * The reasoning and text parts of an assistant turn: a reasoning part when it has reasoning, then a text part —
+ * left out when the text is empty and the turn has calls, or reasoning. So a turn with no calls gives the shapes
+ * `auto` must read as the AI SDK with no tool part to tell it: `[reasoning, text]` and `[reasoning]` alone.
+ */
+const reasoningAndText = (reasoning: string | undefined, text: string, hasCalls: boolean): Array<AiSdkPart> => {
+  const parts: Array<AiSdkPart> = []
+  if (reasoning !== undefined) parts.push({ type: "reasoning", text: reasoning })
+  if (text !== "" || (!hasCalls && reasoning === undefined)) parts.push({ type: "text", text })
+  return parts
+}
+
 export const render = (scenario: Scenario): Rendered<AiSdkMessage> => {
   const messages: Array<AiSdkMessage> = []
   const keys: Array<ReadonlyArray<string>> = []
@@ -37,9 +49,7 @@ export const render = (scenario: Scenario): Rendered<AiSdkMessage> => {
         keys.push([])
         return
       case "assistant": {
-        const content: Array<AiSdkPart> = []
-        if (turn.reasoning !== undefined) content.push({ type: "reasoning", text: turn.reasoning })
-        if (turn.text !== "" || turn.calls.length === 0) content.push({ type: "text", text: turn.text })
+        const content: Array<AiSdkPart> = reasoningAndText(turn.reasoning, turn.text, turn.calls.length > 0)
         const turnKeys: Array<string> = []
         for (const call of turn.calls) {
           content.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: inputOf(call) })
