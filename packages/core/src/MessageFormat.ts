@@ -234,6 +234,30 @@ export interface MessageFormat<M> {
 }
 
 /**
+ * What a lens over `F` can read: `F` without its index signature, so that the caller's own message types — often
+ * interfaces, which have none — are accepted where a lens type such as `OpenAiChatMessage` allows any extra field.
+ * Functions that take messages and a `format` are typed `<M extends FormatInput<F>, F>` and give back `M`.
+ *
+ * @example
+ * ```ts
+ * import { approximateCounter } from "@ctxkit/budget"
+ * import { type FormatInput, formats, type OpenAiChatMessage } from "@ctxkit/core"
+ * import { shiftContext } from "@ctxkit/fit"
+ *
+ * interface MyMessage { role: "user" | "assistant"; content: string }
+ * const mine: ReadonlyArray<MyMessage> = [{ role: "user", content: "hi" }]
+ * const ok: ReadonlyArray<FormatInput<OpenAiChatMessage>> = mine
+ * shiftContext(mine, approximateCounter, 100, { format: formats.openaiChat }).kept // ReadonlyArray<MyMessage>
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type FormatInput<F> = unknown extends F ? unknown
+  : F extends unknown ? { readonly [K in keyof F as string extends K ? never : K]: F[K] }
+  : never
+
+/**
  * What {@link makeFormat} needs: the required reading and rewriting functions; the rest have defaults.
  *
  * @example

@@ -29,6 +29,7 @@ export type { OpenAiResponsesItem } from "./formats/OpenAiResponses.ts"
 export { Conversation, Message } from "./Message.ts"
 export {
   type AttachmentInfo,
+  type FormatInput,
   isMessageFormat,
   makeFormat,
   type MessageFormat,

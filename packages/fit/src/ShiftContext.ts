@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { MessageFormat } from "@ctxkit/core"
+import type { FormatInput, MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import type { CountTokens, FitOptions } from "./FitOptions.ts"
 import type { FitResult } from "./FitResult.ts"
@@ -62,11 +62,11 @@ export const shiftContext: {
     countTokens: CountTokens,
     budget: number,
     options: FitOptions<F> & { readonly format: MessageFormat<F> }
-  ): <M extends F>(messages: ReadonlyArray<M>) => FitResult<M>
+  ): <M extends FormatInput<F>>(messages: ReadonlyArray<M>) => FitResult<M>
   (countTokens: CountTokens, budget: number, options?: FitOptions<unknown>): <M>(
     messages: ReadonlyArray<M>
   ) => FitResult<M>
-  <M extends F, F>(
+  <M extends FormatInput<F>, F>(
     messages: ReadonlyArray<M>,
     countTokens: CountTokens,
     budget: number,
@@ -76,6 +76,6 @@ export const shiftContext: {
     messages: ReadonlyArray<M>,
     countTokens: CountTokens,
     budget: number,
-    options?: FitOptions<NoInfer<M>>
+    options?: FitOptions<NoInfer<M>> | FitOptions<unknown>
   ): FitResult<M>
 } = dual((args: IArguments) => !isCountTokens(args[0]), truncateFit)

@@ -33,7 +33,8 @@ export interface AiSdkToolOutput {
 
 /**
  * One content part of an AI SDK message, structurally. `tool-call` reads v5's `input` or v4's `args`;
- * `tool-result` reads v5's `output` or v4's `result` and `isError`. Other fields travel untouched.
+ * `tool-result` reads v5's `output` or v4's `result` and `isError`. Other fields, and part types this version
+ * does not know, travel untouched.
  *
  * @example
  * ```ts
@@ -80,6 +81,8 @@ export type AiSdkPart =
       readonly approved: boolean
       readonly reason?: string | undefined
     }
+    // Parts of later AI SDK versions travel untouched (and count as no text), so any `ModelMessage` type fits.
+    | { readonly type: string }
   )
 
 /**
