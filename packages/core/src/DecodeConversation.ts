@@ -26,6 +26,7 @@ import type { MessageFormat } from "./MessageFormat.ts"
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export interface DecodeOptions<M> {
   /** The wire format to read the messages as. Default `formats.auto`. */

@@ -79,6 +79,7 @@ export interface ToolResultInfo {
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export type Link =
   | { readonly kind: "call"; readonly id: string }
@@ -119,6 +120,7 @@ export interface AttachmentInfo {
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export interface NoteOptions {
   /** `system` for instructions-like blocks, `user` for injected context such as summaries. */
@@ -165,7 +167,7 @@ export interface MessageFormat<M> {
    */
   links(message: M): ReadonlyArray<Link>
   /**
-   * Visits every link of `links(message)` without allocating: `kind` as in {@link Link}, and `id` the call id
+   * Visits every link of `links(message)` without allocating: `kind` as in `links` (`call`, `result` or `ref`), and `id` the call id
    * (for `call` and `result`) or the key (for `ref`). `toolGroups` uses it on its hot path.
    */
   forEachLink(message: M, visit: (kind: Link["kind"], id: string) => void): void
@@ -269,6 +271,7 @@ export type FormatInput<F> = unknown extends F ? unknown
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export type FormatSpec<M> =
   & Omit<

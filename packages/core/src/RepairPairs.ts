@@ -153,6 +153,7 @@ export interface RepairOptions<M> {
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export type AutoRepairOptions = Omit<RepairOptions<unknown>, "format"> & { readonly format?: undefined }
 

@@ -24,6 +24,7 @@ import type { AttachmentInfo, MessageFormat } from "../MessageFormat.ts"
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export interface AiSdkToolOutput {
   readonly type: string
@@ -45,6 +46,7 @@ export interface AiSdkToolOutput {
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export type AiSdkPart =
   & { readonly providerOptions?: Readonly<Record<string, unknown>> | undefined }

@@ -27,6 +27,7 @@ import type { AttachmentInfo, MessageFormat } from "../MessageFormat.ts"
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export type EffectAiPart =
   & {

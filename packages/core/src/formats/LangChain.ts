@@ -44,6 +44,7 @@ import {
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export interface LangChainToolCall {
   readonly id?: string | undefined
@@ -67,6 +68,7 @@ export interface LangChainToolCall {
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export interface LangChainFields {
   readonly content?: string | ReadonlyArray<unknown> | undefined
