@@ -211,12 +211,12 @@ const same = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
  *
  * @example
  * ```ts
- * import { formats } from "@ctxkit/core"
+ * import { formats, type Message } from "@ctxkit/core"
  * import { reductionViolations } from "@ctxkit/testing"
  *
- * const input = [{ role: "user", content: "x".repeat(5_000) }]
+ * const input: ReadonlyArray<Message> = [{ role: "user", content: "x".repeat(5_000) }]
  * const marker = "… [truncated by context budget]"
- * const clipped = [{ role: "user", content: "x".repeat(1_024) + "\n" + marker }]
+ * const clipped: ReadonlyArray<Message> = [{ role: "user", content: "x".repeat(1_024) + "\n" + marker }]
  * reductionViolations(input, { messages: clipped, clipped: [0], truncated: 1 }, 2_000, formats.canonical) // []
  * reductionViolations(input, { messages: [{ role: "assistant", content: "x" }] }, 2_000, formats.canonical).length > 0 // true
  * ```

@@ -48,15 +48,16 @@ const stored = (message: AnthropicMessage, index: number): AnthropicMessage =>
  * request's `system` field), user turns user messages (`pinned: true` when pinned); an assistant turn is
  * one message with a `thinking` block, a text block and `tool_use` blocks (plain text content when it has
  * neither reasoning nor calls), and every other one (odd turn index) is stored as the API's response object
- * (`{ id, type: "message", model, content, stop_reason, usage }`, as Claude Code stores it); a results turn is one user message with a `tool_result` block per result.
+ * (`{ id, type: "message", model, content, stop_reason, usage }`, as Claude Code stores it); a results turn is
+ * one user message with a `tool_result` block per result.
  * The API has no approvals: an approval turn is a plain user message with no keys, and calls lose their
  * `approvalId`.
  *
  * @example
  * ```ts
- * import { render } from "./Anthropic.ts"
+ * import { render } from "@ctxkit/testing"
  *
- * render({ turns: [{ kind: "results", results: [{ callId: "c1", name: "ls", text: "a.txt", isError: false }] }] })
+ * render("anthropic", { turns: [{ kind: "results", results: [{ callId: "c1", name: "ls", text: "a.txt", isError: false }] }] })
  * // { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: "a.txt" }] }], keys: [["call:c1"]] }
  * ```
  *
