@@ -6,9 +6,10 @@
  */
 import { dual } from "effect/Function"
 import * as Result from "effect/Result"
+import { conversationMessages } from "./ConversationMessages.ts"
 import { type ConversationIssue, InvalidConversation } from "./Errors.ts"
 import { auto } from "./formats/Auto.ts"
-import { describe, issue } from "./internal/issues.ts"
+import { issue } from "./internal/issues.ts"
 import { isRecord } from "./internal/read.ts"
 import type { MessageFormat } from "./MessageFormat.ts"
 
@@ -17,13 +18,15 @@ import type { MessageFormat } from "./MessageFormat.ts"
  *
  * @example
  * ```ts
- * import { type DecodeOptions, formats } from "@ctxkit/core"
+ * import { formats } from "@ctxkit/core"
+ * import type { DecodeOptions } from "@ctxkit/core/DecodeConversation"
  *
  * const options: DecodeOptions<unknown> = { format: formats.anthropic as never }
  * ```
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export interface DecodeOptions<M> {
   /** The wire format to read the messages as. Default `formats.auto`. */
@@ -51,23 +54,22 @@ const decode = <M>(
     value = value["input"]
     base = "input"
   }
-  if (!Array.isArray(value)) {
-    return fail([
-      issue(base, `expected an array of messages (or an object with a "messages" array), got ${describe(value)}`)
-    ])
-  }
+  const read = conversationMessages(value, { format, path: base })
+  if (Result.isFailure(read)) return Result.fail(read.failure)
+  const messages = read.success
   const issues: Array<ConversationIssue> = []
-  for (let i = 0; i < value.length; i++) {
-    for (const found of format.validate(value[i], `${base}[${i}]`)) issues.push(found)
+  for (let i = 0; i < messages.length; i++) {
+    for (const found of format.validate(messages[i], `${base}[${i}]`)) issues.push(found)
   }
-  return issues.length > 0 ? fail(issues) : Result.succeed(value as ReadonlyArray<M>)
+  return issues.length > 0 ? fail(issues) : Result.succeed(messages as ReadonlyArray<M>)
 }
 
 /**
  * Checks that `input` is a conversation in the given wire format and returns it typed — the input's own
  * array and objects, unknown fields included — or an {@link InvalidConversation} listing every problem
  * with its path (`messages[3].toolCallId: Expected string, got 42`). Accepts an array of messages, an
- * object with a `messages` (or Responses `input`) array, or the JSON text of either. Never throws.
+ * object with a `messages` (or Responses `input`) array, the JSON text of either, or an `effect/ai` `Prompt`
+ * (its `content`). Never throws.
  *
  * The result is an `effect/Result`: inspect it with `Result.isSuccess`, or lift it into an Effect with
  * `Effect.fromResult` (its failure is then a typed `InvalidConversation`).

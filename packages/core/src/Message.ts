@@ -14,7 +14,7 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import type { MessageMeta } from "@ctxkit/core"
+ * import type { MessageMeta } from "@ctxkit/core/Message"
  *
  * const meta: MessageMeta = { manualExcluded: true, relevance: 0.2, origin: "ui" }
  * ```
@@ -42,7 +42,7 @@ export type MessageMeta = typeof MessageMeta.Type
  *
  * @example
  * ```ts
- * import type { TextPart } from "@ctxkit/core"
+ * import type { TextPart } from "@ctxkit/core/Message"
  *
  * const part: TextPart = { type: "text", text: "hello" }
  * ```
@@ -66,7 +66,7 @@ export type TextPart = typeof TextPart.Type
  *
  * @example
  * ```ts
- * import type { ImagePart } from "@ctxkit/core"
+ * import type { ImagePart } from "@ctxkit/core/Message"
  *
  * const part: ImagePart = { type: "image", mime: "image/png", url: "https://example.test/a.png", size: 20_480 }
  * ```
@@ -93,7 +93,7 @@ export type ImagePart = typeof ImagePart.Type
  *
  * @example
  * ```ts
- * import type { FilePart } from "@ctxkit/core"
+ * import type { FilePart } from "@ctxkit/core/Message"
  *
  * const part: FilePart = { type: "file", mime: "application/pdf", name: "spec.pdf", size: 1_024 }
  * ```
@@ -122,7 +122,7 @@ export type FilePart = typeof FilePart.Type
  *
  * @example
  * ```ts
- * import type { OpaquePart } from "@ctxkit/core"
+ * import type { OpaquePart } from "@ctxkit/core/Message"
  *
  * const part: OpaquePart = { type: "citation", source: "doc-3" }
  * ```
@@ -146,7 +146,7 @@ export type OpaquePart = typeof OpaquePart.Type
  *
  * @example
  * ```ts
- * import type { ContentPart } from "@ctxkit/core"
+ * import type { ContentPart } from "@ctxkit/core/Message"
  *
  * const parts: Array<ContentPart> = [{ type: "text", text: "see" }, { type: "image", mime: "image/png" }]
  * ```
@@ -167,7 +167,7 @@ export type ContentPart = typeof ContentPart.Type
  *
  * @example
  * ```ts
- * import type { Content } from "@ctxkit/core"
+ * import type { Content } from "@ctxkit/core/Message"
  *
  * const short: Content = "hello"
  * const parts: Content = [{ type: "text", text: "hello" }]
@@ -190,7 +190,7 @@ export type Content = typeof Content.Type
  *
  * @example
  * ```ts
- * import type { SystemSource } from "@ctxkit/core"
+ * import type { SystemSource } from "@ctxkit/core/Message"
  *
  * const source: SystemSource = "lorebook"
  * ```
@@ -211,7 +211,7 @@ export type SystemSource = typeof SystemSource.Type
  *
  * @example
  * ```ts
- * import type { SystemMessage } from "@ctxkit/core"
+ * import type { SystemMessage } from "@ctxkit/core/Message"
  *
  * const memory: SystemMessage = { role: "system", source: "memory", content: "The user prefers tabs." }
  * ```
@@ -240,7 +240,7 @@ export type SystemMessage = typeof SystemMessage.Type
  *
  * @example
  * ```ts
- * import type { UserMessage } from "@ctxkit/core"
+ * import type { UserMessage } from "@ctxkit/core/Message"
  *
  * const ask: UserMessage = { role: "user", content: "Fix the failing test" }
  * ```
@@ -269,7 +269,7 @@ export type UserMessage = typeof UserMessage.Type
  *
  * @example
  * ```ts
- * import type { ToolCall } from "@ctxkit/core"
+ * import type { ToolCall } from "@ctxkit/core/Message"
  *
  * const call: ToolCall = { id: "call_1", name: "read_file", arguments: "{\"path\":\"a.ts\"}" }
  * ```
@@ -296,7 +296,7 @@ export type ToolCall = typeof ToolCall.Type
  *
  * @example
  * ```ts
- * import type { AssistantMessage } from "@ctxkit/core"
+ * import type { AssistantMessage } from "@ctxkit/core/Message"
  *
  * const reply: AssistantMessage = {
  *   role: "assistant",
@@ -331,7 +331,7 @@ export type AssistantMessage = typeof AssistantMessage.Type
  *
  * @example
  * ```ts
- * import type { ToolMessage } from "@ctxkit/core"
+ * import type { ToolMessage } from "@ctxkit/core/Message"
  *
  * const result: ToolMessage = { role: "tool", toolCallId: "call_1", toolName: "read_file", content: "export {}" }
  * ```

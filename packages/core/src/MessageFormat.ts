@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 import type { ConversationIssue } from "./Errors.ts"
 import type { SystemSource } from "./Message.ts"
 
@@ -71,13 +72,14 @@ export interface ToolResultInfo {
  *
  * @example
  * ```ts
- * import type { Link } from "@ctxkit/core"
+ * import type { Link } from "@ctxkit/core/MessageFormat"
  *
  * const links: ReadonlyArray<Link> = [{ kind: "call", id: "call_1" }, { kind: "ref", key: "approval:a1" }]
  * ```
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export type Link =
   | { readonly kind: "call"; readonly id: string }
@@ -111,13 +113,14 @@ export interface AttachmentInfo {
  *
  * @example
  * ```ts
- * import type { NoteOptions } from "@ctxkit/core"
+ * import type { NoteOptions } from "@ctxkit/core/MessageFormat"
  *
  * const options: NoteOptions = { role: "user", kind: "summary" }
  * ```
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export interface NoteOptions {
   /** `system` for instructions-like blocks, `user` for injected context such as summaries. */
@@ -131,6 +134,10 @@ export interface NoteOptions {
  * A lens over one wire format. Every function is total: it never throws, whatever it is given, and
  * treats what it cannot read as absent. Rewrites return new objects and keep ids, roles and message
  * boundaries; they never mutate their input.
+ *
+ * Its members are declared as methods so that a lens for one message type can be passed where options are
+ * typed for `unknown` (`{ format: formats.openaiChat }` is a `{ format?: MessageFormat<unknown> }`): a lens is
+ * only ever applied to the messages of the call it was given to.
  *
  * Build one with {@link makeFormat}, which fills in the optional parts.
  *
@@ -153,93 +160,118 @@ export interface MessageFormat<M> {
   /** The format's name, as used in errors and reports (`"openaiChat"`). */
   readonly name: string
   /** The message's role. */
-  readonly role: (message: M) => Role
+  role(message: M): Role
   /**
    * Every link the message carries, for grouping: the calls it issues, the results it carries and any
    * other link (approvals, provider-side tool pairs). Must be cheap: `toolGroups` calls it once a message.
    */
-  readonly links: (message: M) => ReadonlyArray<Link>
+  links(message: M): ReadonlyArray<Link>
   /**
-   * Visits every link of `links(message)` without allocating: `kind` as in {@link Link}, and `id` the call id
+   * Visits every link of `links(message)` without allocating: `kind` as in `links` (`call`, `result` or `ref`), and `id` the call id
    * (for `call` and `result`) or the key (for `ref`). `toolGroups` uses it on its hot path.
    */
-  readonly forEachLink: (message: M, visit: (kind: Link["kind"], id: string) => void) => void
+  forEachLink(message: M, visit: (kind: Link["kind"], id: string) => void): void
   /** The tool calls the message issues, in order. */
-  readonly toolCalls: (message: M) => ReadonlyArray<ToolCallInfo>
+  toolCalls(message: M): ReadonlyArray<ToolCallInfo>
   /** The tool results the message carries, in order. */
-  readonly toolResults: (message: M) => ReadonlyArray<ToolResultInfo>
+  toolResults(message: M): ReadonlyArray<ToolResultInfo>
   /**
    * True when the message must travel with the one right after it (an OpenAI Responses `reasoning`
    * item belongs to the call or message that follows it).
    */
-  readonly attachesToNext: (message: M) => boolean
+  attachesToNext(message: M): boolean
   /** Pinned by the user or the harness: no strategy may drop it. */
-  readonly isPinned: (message: M) => boolean
+  isPinned(message: M): boolean
   /** Protected: pinned, or a system message whose source is the system itself. */
-  readonly isProtected: (message: M) => boolean
+  isProtected(message: M): boolean
   /** A compaction checkpoint or other injected summary (never clipped, never the current request). */
-  readonly isSummary: (message: M) => boolean
+  isSummary(message: M): boolean
   /** Where a system block came from, when the format records it. */
-  readonly source: (message: M) => SystemSource | undefined
+  source(message: M): SystemSource | undefined
   /** The message's own id, when it has one. */
-  readonly id: (message: M) => string | undefined
+  id(message: M): string | undefined
   /** Free-form metadata (`manualExcluded`, `relevance`, …), when the format carries it. */
-  readonly meta: (message: M) => Readonly<Record<string, unknown>> | undefined
+  meta(message: M): Readonly<Record<string, unknown>> | undefined
   /**
    * Everything a tokenizer would see: text and reasoning parts, tool names and arguments, result texts.
    */
-  readonly text: (message: M) => string
+  text(message: M): string
   /**
    * The message's own words: its text parts joined with newlines, without tool names, call arguments,
    * reasoning or attachments. For a message that is only a tool result this is the result's text. It is what
    * {@link MessageFormat.withText} replaces.
    */
-  readonly ownText: (message: M) => string
+  ownText(message: M): string
   /** The images and files the message carries (never their bytes), in order. */
-  readonly attachments: (message: M) => ReadonlyArray<AttachmentInfo>
+  attachments(message: M): ReadonlyArray<AttachmentInfo>
   /**
    * The message with its own text replaced (text parts collapse into one; calls, results, ids and
    * other parts stay). For a message that is only a tool result this is the result's text.
    */
-  readonly withText: (message: M, text: string) => M
+  withText(message: M, text: string): M
   /** The message with the text of the result answering `callId` replaced; the message itself if it has none. */
-  readonly withResultText: (message: M, callId: string, text: string) => M
+  withResultText(message: M, callId: string, text: string): M
   /**
    * The message without the calls and results whose ids are in `callIds` (and the approval parts that
    * refer to them), or `undefined` when nothing meaningful is left.
    */
-  readonly withoutToolParts: (message: M, callIds: ReadonlySet<string>) => M | undefined
+  withoutToolParts(message: M, callIds: ReadonlySet<string>): M | undefined
   /** A new message in this format carrying `text` (an inserted summary, checkpoint or invariants block). */
-  readonly makeNote: (text: string, options: NoteOptions) => M
+  makeNote(text: string, options: NoteOptions): M
   /**
    * New messages that answer `calls` (issued by `issuer`) with `text`, to insert after the issuer and its
    * existing results. Used by `repairPairs` to close dangling calls.
    */
-  readonly makeToolResults: (
+  makeToolResults(
     issuer: M,
     calls: ReadonlyArray<ToolCallInfo>,
     text: string,
     options: { readonly isError: boolean }
-  ) => ReadonlyArray<M>
+  ): ReadonlyArray<M>
   /**
    * Structural problems of one message, each with a path under `path` (`messages[3]`). Empty when the
    * message is readable in this format.
    */
-  readonly validate: (message: unknown, path: string) => ReadonlyArray<ConversationIssue>
+  validate(message: unknown, path: string): ReadonlyArray<ConversationIssue>
 }
+
+/**
+ * What a lens over `F` can read: `F` without its index signature, so that the caller's own message types — often
+ * interfaces, which have none — are accepted where a lens type such as `OpenAiChatMessage` allows any extra field.
+ * Functions that take messages and a `format` are typed `<M extends FormatInput<F>, F>` and give back `M`.
+ *
+ * @example
+ * ```ts
+ * import { approximateCounter } from "@ctxkit/budget"
+ * import { type FormatInput, formats, type OpenAiChatMessage } from "@ctxkit/core"
+ * import { shiftContext } from "@ctxkit/fit"
+ *
+ * interface MyMessage { role: "user" | "assistant"; content: string }
+ * const mine: ReadonlyArray<MyMessage> = [{ role: "user", content: "hi" }]
+ * const ok: ReadonlyArray<FormatInput<OpenAiChatMessage>> = mine
+ * shiftContext(mine, approximateCounter, 100, { format: formats.openaiChat }).kept // ReadonlyArray<MyMessage>
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type FormatInput<F> = unknown extends F ? unknown
+  : F extends unknown ? { readonly [K in keyof F as string extends K ? never : K]: F[K] }
+  : never
 
 /**
  * What {@link makeFormat} needs: the required reading and rewriting functions; the rest have defaults.
  *
  * @example
  * ```ts
- * import type { FormatSpec } from "@ctxkit/core"
+ * import type { FormatSpec } from "@ctxkit/core/MessageFormat"
  *
  * type Spec = FormatSpec<{ readonly kind: string }>
  * ```
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export type FormatSpec<M> =
   & Omit<
@@ -355,3 +387,48 @@ export const makeFormat = <M>(spec: FormatSpec<M>): MessageFormat<M> => {
     meta: spec.meta ?? none
   }
 }
+
+const LENS_FUNCTIONS: ReadonlyArray<string> = [
+  "role",
+  "links",
+  "forEachLink",
+  "toolCalls",
+  "toolResults",
+  "attachesToNext",
+  "isPinned",
+  "isProtected",
+  "isSummary",
+  "source",
+  "id",
+  "meta",
+  "text",
+  "ownText",
+  "attachments",
+  "withText",
+  "withResultText",
+  "withoutToolParts",
+  "makeNote",
+  "makeToolResults",
+  "validate"
+]
+
+/**
+ * Whether `value` is a {@link MessageFormat}: an object with a string `name` and every lens function. The one
+ * check every ctxkit entry point uses on a `format` option, so that a format accepted by one function is
+ * accepted by all (a partial hand-written lens is refused everywhere; {@link makeFormat} fills in the
+ * optional parts).
+ *
+ * @example
+ * ```ts
+ * import { formats, isMessageFormat } from "@ctxkit/core"
+ *
+ * isMessageFormat(formats.openaiChat) // true
+ * isMessageFormat("openaiChat") // false: pass the lens, formats.openaiChat
+ * ```
+ *
+ * @category formats
+ * @since 0.1.0
+ */
+export const isMessageFormat = (value: unknown): value is MessageFormat<unknown> =>
+  Predicate.isObject(value) && Predicate.isString(value["name"]) &&
+  LENS_FUNCTIONS.every((key) => Predicate.isFunction(value[key]))

@@ -146,13 +146,14 @@ export interface RepairOptions<M> {
  *
  * @example
  * ```ts
- * import type { AutoRepairOptions } from "@ctxkit/core"
+ * import type { AutoRepairOptions } from "@ctxkit/core/RepairPairs"
  *
  * const options: AutoRepairOptions = { dangling: "stub" }
  * ```
  *
  * @category models
  * @since 0.1.0
+ * @inline
  */
 export type AutoRepairOptions = Omit<RepairOptions<unknown>, "format"> & { readonly format?: undefined }
 

@@ -2,21 +2,57 @@
  * `@ctxkit/core`: the canonical message, the wire-format lenses, tool-call groups, pair repair and the
  * errors shared by every ctxkit package. Pure functions only; depends on `effect` alone.
  *
+ * The root exports what users call or read. The content-part schemas, the lenses' part types and the option
+ * types stay reachable through their modules (`@ctxkit/core/Message`, `@ctxkit/core/formats/AiSdk`, …).
+ *
  * @since 0.1.0
  */
 
-export * from "./DecodeConversation.ts"
-export * from "./Errors.ts"
-export * from "./Formats.ts"
-export * from "./formats/AiSdk.ts"
-export * from "./formats/Anthropic.ts"
+export { conversationMessages } from "./ConversationMessages.ts"
+export { decodeConversation } from "./DecodeConversation.ts"
+export {
+  CompactionFailed,
+  ContextBudgetExceeded,
+  ConversationIssue,
+  InvalidConversation,
+  TokenBudgetExceeded,
+  UnknownStrategy
+} from "./Errors.ts"
+export { formats } from "./Formats.ts"
+export type { AiSdkMessage } from "./formats/AiSdk.ts"
+export type { AnthropicMessage } from "./formats/Anthropic.ts"
 export { detectFormat, detectMessageFormat } from "./formats/Auto.ts"
-export * from "./formats/Canonical.ts"
-export * from "./formats/EffectAi.ts"
-export * from "./formats/LangChain.ts"
-export * from "./formats/OpenAiChat.ts"
-export * from "./formats/OpenAiResponses.ts"
-export * from "./Message.ts"
-export * from "./MessageFormat.ts"
-export * from "./RepairPairs.ts"
-export * from "./ToolGroups.ts"
+export type { EffectAiMessage } from "./formats/EffectAi.ts"
+export type { LangChainMessage } from "./formats/LangChain.ts"
+export type { OpenAiChatMessage } from "./formats/OpenAiChat.ts"
+export type { OpenAiResponsesItem } from "./formats/OpenAiResponses.ts"
+export { Conversation, Message } from "./Message.ts"
+export {
+  type AttachmentInfo,
+  type FormatInput,
+  isMessageFormat,
+  makeFormat,
+  type MessageFormat,
+  type Role,
+  type ToolCallInfo,
+  type ToolResultInfo
+} from "./MessageFormat.ts"
+export {
+  CallDropped,
+  CallStubbed,
+  MessageDropped,
+  OrphanDropped,
+  type RepairChange,
+  type RepairOptions,
+  repairPairs,
+  type RepairResult,
+  UNKNOWN_OUTCOME_TEXT
+} from "./RepairPairs.ts"
+export {
+  DanglingCall,
+  type GroupDiagnostic,
+  OrphanResult,
+  ReusedCallId,
+  type ToolGroups,
+  toolGroups
+} from "./ToolGroups.ts"

@@ -231,13 +231,17 @@ export class RelevanceIgnored extends Schema.TaggedClass<RelevanceIgnored>("@ctx
 }
 
 /**
- * The messages given are not an array; they were read as an empty conversation.
+ * The messages given are not a conversation (not an array, nor an `effect/ai` `Prompt`): nothing is fitted and
+ * `fits` is false, so a wrong input never passes for an empty conversation that fits.
  *
  * @example
  * ```ts
- * import { NotAConversation } from "@ctxkit/fit"
+ * import { approximateCounter } from "@ctxkit/budget"
+ * import { shiftContext } from "@ctxkit/fit"
  *
- * new NotAConversation({ given: "object" }).message
+ * const result = shiftContext({ messages: [] } as never, approximateCounter, 1_000)
+ * result.fits // false
+ * result.diagnostics[0]?._tag // "NotAConversation", naming the object and its messages array
  * ```
  *
  * @category diagnostics
@@ -246,13 +250,13 @@ export class RelevanceIgnored extends Schema.TaggedClass<RelevanceIgnored>("@ctx
 export class NotAConversation extends Schema.TaggedClass<NotAConversation>("@ctxkit/fit/NotAConversation")(
   "NotAConversation",
   {
-    /** What was given instead, as text (`null`, `object`, `"…"`). */
+    /** What was given instead and what to pass, as text (`expected an array of messages, got null: …`). */
     given: Schema.String
   }
 ) {
   /** What happened and what to do about it. */
   get message(): string {
-    return `The messages given are not an array (got ${this.given}); they were read as an empty conversation. Pass the conversation as an array of messages (decodeConversation from @ctxkit/core checks untrusted input).`
+    return `Not a conversation: ${this.given}. Nothing was fitted and the result does not fit (decodeConversation from @ctxkit/core checks untrusted input).`
   }
 }
 

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { MessageFormat } from "@ctxkit/core"
+import type { FormatInput, MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import type { CountTokens, FitOptions } from "./FitOptions.ts"
 import type { FitResult } from "./FitResult.ts"
@@ -26,7 +26,9 @@ import { truncateFit } from "./internal/strategies.ts"
  * - When the protected messages alone exceed the budget, or the budget is not a finite number > 0: `fits` is
  *   false and nothing unprotected is kept (`fitOrFail` then fails).
  *
- * `kept` holds the caller's own objects (the same references when untouched), in input order. Linear after
+ * `kept` holds the caller's own objects (the same references when untouched), in input order, typed as the
+ * caller's own message type even when `format` is a lens over a structural type (LangChain `BaseMessage`s with
+ * `formats.langchain`, `effect/ai` `Prompt.Message`s with `formats.effectAi`). Linear after
  * counting: each message is counted once (and not at all when `cache` already knows it), the total is kept
  * incrementally, and a final independent recount of `kept` gives `tokens`. Pure: the input is never mutated.
  * Data-first or data-last.
@@ -56,24 +58,24 @@ import { truncateFit } from "./internal/strategies.ts"
  * @since 0.1.0
  */
 export const shiftContext: {
-  <M>(
+  <F>(
     countTokens: CountTokens,
     budget: number,
-    options: FitOptions<M> & { readonly format: MessageFormat<M> }
-  ): (messages: ReadonlyArray<M>) => FitResult<M>
+    options: FitOptions<F> & { readonly format: MessageFormat<F> }
+  ): <M extends FormatInput<F>>(messages: ReadonlyArray<M>) => FitResult<M>
   (countTokens: CountTokens, budget: number, options?: FitOptions<unknown>): <M>(
     messages: ReadonlyArray<M>
   ) => FitResult<M>
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
     countTokens: CountTokens,
     budget: number,
-    options: FitOptions<M> & { readonly format: MessageFormat<M> }
+    options: FitOptions<F> & { readonly format: MessageFormat<F> }
   ): FitResult<M>
   <M>(
     messages: ReadonlyArray<M>,
     countTokens: CountTokens,
     budget: number,
-    options?: FitOptions<NoInfer<M>>
+    options?: FitOptions<NoInfer<M>> | FitOptions<unknown>
   ): FitResult<M>
 } = dual((args: IArguments) => !isCountTokens(args[0]), truncateFit)

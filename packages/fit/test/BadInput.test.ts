@@ -42,13 +42,13 @@ const garbage: ReadonlyArray<unknown> = deepFreeze([
 ])
 
 describe("bad input", () => {
-  it("messages that are not an array are read as an empty conversation, with a diagnostic", () => {
-    for (const bad of [null, "messages", 42, { length: 3 }]) {
+  it("messages that are not a conversation never fit: nothing kept, fits false, a diagnostic naming them", () => {
+    for (const bad of [null, "messages", 42, { length: 3 }, { messages: [{ role: "user", content: "hi" }] }]) {
       for (const strategy of builtins) {
         const result = strategy.fit(bad as never, count, 100)
         assert.deepStrictEqual(result.kept, [])
         assert.deepStrictEqual(result.excluded, [])
-        assert.isTrue(result.fits)
+        assert.isFalse(result.fits)
         assert.instanceOf(result.diagnostics[0], NotAConversation)
       }
     }

@@ -137,11 +137,11 @@ export const partitionViolations = <M>(input: ReadonlyArray<M>, selection: Selec
  *
  * @example
  * ```ts
- * import { formats } from "@ctxkit/core"
+ * import { formats, type Message } from "@ctxkit/core"
  * import { pairViolations } from "@ctxkit/testing"
  *
- * const call = { role: "assistant", content: "", toolCalls: [{ id: "a", name: "ls", arguments: "{}" }] }
- * const result = { role: "tool", toolCallId: "a", content: "x" }
+ * const call: Message = { role: "assistant", content: "", toolCalls: [{ id: "a", name: "ls", arguments: "{}" }] }
+ * const result: Message = { role: "tool", toolCallId: "a", content: "x" }
  * pairViolations([call, result], { kept: [result], excluded: [call] }, formats.canonical).length > 0 // true
  * ```
  *
@@ -179,11 +179,11 @@ const callIds = <M>(format: MessageFormat<M>, m: M): string =>
  *
  * @example
  * ```ts
- * import { formats } from "@ctxkit/core"
+ * import { formats, type Message } from "@ctxkit/core"
  * import { identityViolations } from "@ctxkit/testing"
  *
- * const original = { role: "user", content: "long text" }
- * const message = { role: "assistant", content: "short" }
+ * const original: Message = { role: "user", content: "long text" }
+ * const message: Message = { role: "assistant", content: "short" }
  * identityViolations({ kept: [message], excluded: [], replaced: [{ original, message }] }, formats.canonical).length // 1
  * ```
  *

@@ -8,6 +8,7 @@
 export * from "./Arbitraries.ts"
 export * from "./CompactionLaws.ts"
 export * from "./FitLaws.ts"
+export * from "./FormatFidelity.ts"
 export * from "./Laws.ts"
 export * from "./Render.ts"
 export * from "./Scenario.ts"

@@ -17,13 +17,14 @@ import type { AttachmentInfo, MessageFormat } from "../MessageFormat.ts"
  *
  * @example
  * ```ts
- * import type { AiSdkToolOutput } from "@ctxkit/core"
+ * import type { AiSdkToolOutput } from "@ctxkit/core/formats/AiSdk"
  *
  * const output: AiSdkToolOutput = { type: "error-text", value: "ENOENT: no such file" }
  * ```
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export interface AiSdkToolOutput {
   readonly type: string
@@ -33,17 +34,19 @@ export interface AiSdkToolOutput {
 
 /**
  * One content part of an AI SDK message, structurally. `tool-call` reads v5's `input` or v4's `args`;
- * `tool-result` reads v5's `output` or v4's `result` and `isError`. Other fields travel untouched.
+ * `tool-result` reads v5's `output` or v4's `result` and `isError`. Other fields, and part types this version
+ * does not know, travel untouched.
  *
  * @example
  * ```ts
- * import type { AiSdkPart } from "@ctxkit/core"
+ * import type { AiSdkPart } from "@ctxkit/core/formats/AiSdk"
  *
  * const part: AiSdkPart = { type: "tool-call", toolCallId: "call_1", toolName: "ls", input: { dir: "." } }
  * ```
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export type AiSdkPart =
   & { readonly providerOptions?: Readonly<Record<string, unknown>> | undefined }
@@ -80,6 +83,8 @@ export type AiSdkPart =
       readonly approved: boolean
       readonly reason?: string | undefined
     }
+    // Parts of later AI SDK versions travel untouched (and count as no text), so any `ModelMessage` type fits.
+    | { readonly type: string }
   )
 
 /**

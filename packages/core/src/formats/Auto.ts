@@ -55,15 +55,36 @@ const SDK_PARTS: ReadonlySet<string> = new Set([
 ])
 
 const EFFECT_PART_MARKER = "~effect/ai/Prompt/Part"
+const EFFECT_MESSAGE_MARKER = "~effect/ai/Prompt/Message"
+
+/**
+ * A message whose parts (text, reasoning, approvals) read the same in the AI SDK and `effect/ai`: it is read as
+ * `aiSdk`, and it does not decide a whole conversation's format between the two.
+ */
+const SDK_ALIKE: unique symbol = Symbol("ctxkit/SdkAlike")
+type Detected = AnyFormat | typeof SDK_ALIKE
+
+/**
+ * Fields of the Messages API's response object (`{ id, type: "message", role, model, content, stop_reason,
+ * usage }`), which harnesses such as Claude Code store as the assistant turn. No OpenAI Responses item has them.
+ */
+const ANTHROPIC_RESPONSE_FIELDS: ReadonlyArray<string> = ["stop_reason", "stop_sequence", "usage", "model"]
 
 /** The format of one message's content parts, when they tell. */
-const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
+const fromParts = (content: ReadonlyArray<unknown>): Detected | undefined => {
   let sawSdkPart = false
   for (const part of content) {
     if (!isRecord(part)) continue
     const type = part["type"]
     if (typeof type !== "string") continue
     if (EFFECT_PART_MARKER in part) return effectAi as AnyFormat
+    if (type === "reasoning") {
+      // A reasoning part is AI SDK or effect/ai (whose encoded parts may carry `options`); a later tool part
+      // can still tell them apart, so keep looking.
+      if ("options" in part) return effectAi as AnyFormat
+      sawSdkPart = true
+      continue
+    }
     if (SDK_PARTS.has(type)) {
       if ("toolCallId" in part && !("approvalId" in part)) return aiSdk as AnyFormat
       if ("params" in part || "isFailure" in part || ("id" in part && !("toolCallId" in part))) {
@@ -78,16 +99,28 @@ const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
     if (RESPONSES_PARTS.has(type)) return openaiResponses as AnyFormat
     if (type === "image_url" || type === "input_audio") return openaiChat as AnyFormat
   }
-  // Approval parts alone look the same in the AI SDK and effect/ai, and both link them the same way.
-  return sawSdkPart ? aiSdk as AnyFormat : undefined
+  // Approval and reasoning parts alone look the same in the AI SDK and effect/ai, and both read them the same way.
+  return sawSdkPart ? SDK_ALIKE : undefined
+}
+
+/**
+ * A `type: "message"` object: an Anthropic response object when its content holds Anthropic blocks or it has
+ * the response object's fields, else an OpenAI Responses message item.
+ */
+const fromMessageObject = (message: Readonly<Record<string, unknown>>): AnyFormat => {
+  const content = message["content"]
+  if (Array.isArray(content) && fromParts(content) === (anthropic as AnyFormat)) return anthropic as AnyFormat
+  for (const field of ANTHROPIC_RESPONSE_FIELDS) if (field in message) return anthropic as AnyFormat
+  return openaiResponses as AnyFormat
 }
 
 /**
  * The wire format of one message, told from its field names: `lc`/`kwargs` or a LangChain `type`
- * (`human`, `ai`, …) → `langchain`; an item `type` or `call_id` → `openaiResponses`; `tool_calls` or
+ * (`human`, `ai`, …) → `langchain`; `type: "message"` with Anthropic blocks or the Messages API's response fields
+ * (`model`, `stop_reason`, `usage`) → `anthropic`; any other item `type` or `call_id` → `openaiResponses`; `tool_calls` or
  * `tool_call_id` → `openaiChat`; `toolCalls` or `toolCallId` → `canonical`; content parts `tool_use` /
- * `tool_result` (`tool_use_id`) → `anthropic`; parts `tool-call` / `tool-result` with `toolCallId` →
- * `aiSdk`, with `id`/`params`/`isFailure` → `effectAi`. A plain `{ role, content }` message reads the same
+ * `tool_result` (`tool_use_id`) → `anthropic`; parts `tool-call` / `tool-result` with `toolCallId`, or
+ * `reasoning` parts → `aiSdk`, with `id`/`params`/`isFailure` (or the `effect/ai` part marker) → `effectAi`. A plain `{ role, content }` message reads the same
  * in every format and is read as `canonical`.
  *
  * @example
@@ -102,12 +135,18 @@ const fromParts = (content: ReadonlyArray<unknown>): AnyFormat | undefined => {
  * @since 0.1.0
  */
 export const detectMessageFormat = (message: unknown): MessageFormat<unknown> => {
+  const detected = detect(message)
+  return detected === SDK_ALIKE ? aiSdk as AnyFormat : detected
+}
+
+const detect = (message: unknown): Detected => {
   if (!isRecord(message)) return canonical as AnyFormat
   const type = message["type"]
   if (typeof type === "string") {
     if (message["lc"] === 1 && "kwargs" in message) return langchain as AnyFormat
     if (LANGCHAIN_TYPES.has(type) && !("role" in message)) return langchain as AnyFormat
     if (type === "constructor" && "kwargs" in message) return langchain as AnyFormat
+    if (type === "message") return fromMessageObject(message)
     return openaiResponses as AnyFormat
   }
   if ("call_id" in message) return openaiResponses as AnyFormat
@@ -115,6 +154,9 @@ export const detectMessageFormat = (message: unknown): MessageFormat<unknown> =>
   if ("toolCalls" in message || "toolCallId" in message) return canonical as AnyFormat
   const role = message["role"]
   if (role === "developer" || role === "function") return openaiChat as AnyFormat
+  // Message-level options carry ctxkit's own flags (pinned, summary) in both formats.
+  if (EFFECT_MESSAGE_MARKER in message || "options" in message) return effectAi as AnyFormat
+  if ("providerOptions" in message) return aiSdk as AnyFormat
   const content = message["content"]
   if (Array.isArray(content)) return fromParts(content) ?? (canonical as AnyFormat)
   return canonical as AnyFormat
@@ -122,7 +164,8 @@ export const detectMessageFormat = (message: unknown): MessageFormat<unknown> =>
 
 /**
  * The wire format of a whole conversation: the one its messages agree on (messages that read the same in
- * every format do not vote), `canonical` when nothing tells, and `auto` when they disagree.
+ * every format do not vote, and messages that read the same in the AI SDK and `effect/ai` do not choose between
+ * the two), `canonical` when nothing tells, and `auto` when they disagree.
  *
  * @example
  * ```ts
@@ -139,13 +182,19 @@ export const detectMessageFormat = (message: unknown): MessageFormat<unknown> =>
  */
 export const detectFormat = (messages: ReadonlyArray<unknown>): MessageFormat<unknown> => {
   let found: AnyFormat | undefined
+  let sdkAlike = false
   for (const message of messages) {
-    const format = detectMessageFormat(message)
+    const format = detect(message)
+    if (format === SDK_ALIKE) {
+      sdkAlike = true
+      continue
+    }
     if (format === (canonical as AnyFormat) && !hasCanonicalFields(message)) continue
     if (found === undefined) found = format
     else if (found !== format) return auto
   }
-  return found ?? (canonical as AnyFormat)
+  if (found === undefined) return sdkAlike ? aiSdk as AnyFormat : canonical as AnyFormat
+  return !sdkAlike || found === (aiSdk as AnyFormat) || found === (effectAi as AnyFormat) ? found : auto
 }
 
 const hasCanonicalFields = (message: unknown): boolean =>

@@ -20,13 +20,14 @@ import type { AttachmentInfo, MessageFormat } from "../MessageFormat.ts"
  *
  * @example
  * ```ts
- * import type { EffectAiPart } from "@ctxkit/core"
+ * import type { EffectAiPart } from "@ctxkit/core/formats/EffectAi"
  *
  * const part: EffectAiPart = { type: "tool-call", id: "call_1", name: "ls", params: { dir: "." } }
  * ```
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export type EffectAiPart =
   & {

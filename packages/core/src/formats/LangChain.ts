@@ -37,13 +37,14 @@ import {
  *
  * @example
  * ```ts
- * import type { LangChainToolCall } from "@ctxkit/core"
+ * import type { LangChainToolCall } from "@ctxkit/core/formats/LangChain"
  *
  * const call: LangChainToolCall = { id: "call_1", name: "read_file", args: { path: "a.ts" }, type: "tool_call" }
  * ```
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export interface LangChainToolCall {
   readonly id?: string | undefined
@@ -60,13 +61,14 @@ export interface LangChainToolCall {
  *
  * @example
  * ```ts
- * import type { LangChainFields } from "@ctxkit/core"
+ * import type { LangChainFields } from "@ctxkit/core/formats/LangChain"
  *
  * const fields: LangChainFields = { content: "a.ts", tool_call_id: "call_1", name: "ls", status: "success" }
  * ```
  *
  * @category formats
  * @since 0.1.0
+ * @inline
  */
 export interface LangChainFields {
   readonly content?: string | ReadonlyArray<unknown> | undefined

@@ -1,7 +1,8 @@
-import { aiSdk as fmt, type AiSdkMessage } from "@ctxkit/core"
+import type { AiSdkMessage } from "@ctxkit/core"
 import { toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { aiSdk as fmt } from "../../src/formats/AiSdk.ts"
 
 // A release engineer's session: reasoning before parallel calls (one needing approval), the approval,
 // a result far from its call, a pinned instruction in between, a provider-executed web search answered

@@ -1,6 +1,7 @@
-import { anthropic as fmt, type AnthropicMessage, toolGroups } from "@ctxkit/core"
+import { type AnthropicMessage, toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { anthropic as fmt } from "../../src/formats/Anthropic.ts"
 
 // Fixtures are fixed literals: `fixture[i]!` below indexes an element that exists.
 // A billing investigation: a harness-stored system prompt, thinking before parallel calls answered by one

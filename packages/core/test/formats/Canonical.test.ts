@@ -1,6 +1,7 @@
-import { canonical, type Message, toolGroups } from "@ctxkit/core"
+import { type Message, toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { canonical } from "../../src/formats/Canonical.ts"
 
 // A short coding session as a harness built on ctxkit would store it.
 const session: ReadonlyArray<Message> = deepFreeze([

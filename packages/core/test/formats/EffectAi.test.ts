@@ -1,8 +1,9 @@
-import { effectAi as fmt, type EffectAiMessage } from "@ctxkit/core"
+import type { EffectAiMessage } from "@ctxkit/core"
 import { toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Prompt } from "effect/ai"
+import { effectAi as fmt } from "../../src/formats/EffectAi.ts"
 
 const PART = "~effect/ai/Prompt/Part"
 const MESSAGE = "~effect/ai/Prompt/Message"

@@ -1,7 +1,12 @@
-import { langchain as fmt, type LangChainFields, type LangChainMessage, type LangChainToolCall } from "@ctxkit/core"
 import { toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import {
+  langchain as fmt,
+  type LangChainFields,
+  type LangChainMessage,
+  type LangChainToolCall
+} from "../../src/formats/LangChain.ts"
 
 interface ChunkFields {
   readonly content: ReadonlyArray<unknown>

@@ -1,6 +1,7 @@
-import { openaiChat, type OpenAiChatMessage, repairPairs, toolGroups } from "@ctxkit/core"
+import { type OpenAiChatMessage, repairPairs, toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { openaiChat } from "../../src/formats/OpenAiChat.ts"
 
 // A Chat Completions exchange: developer prompt, parallel calls, a multimodal user turn, a refusal.
 const chat: ReadonlyArray<OpenAiChatMessage> = deepFreeze([

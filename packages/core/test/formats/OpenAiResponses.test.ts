@@ -1,6 +1,7 @@
-import { openaiResponses as fmt, type OpenAiResponsesItem, toolGroups } from "@ctxkit/core"
+import { type OpenAiResponsesItem, toolGroups } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { openaiResponses as fmt } from "../../src/formats/OpenAiResponses.ts"
 
 // Fixtures are fixed literals: `fixture[i]!` below indexes an element that exists.
 // A release session: developer prompt, a reasoning item before parallel calls, a user turn between a call

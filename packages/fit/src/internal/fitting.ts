@@ -15,7 +15,8 @@ import {
   SettingAdjusted,
   type TokenCounter
 } from "@ctxkit/budget"
-import { formats, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { conversationMessages, formats, isMessageFormat, type MessageFormat, toolGroups } from "@ctxkit/core"
+import * as Result from "effect/Result"
 import {
   CallbackFailed,
   type FitDiagnostic,
@@ -37,14 +38,6 @@ export const DEFAULT_COMPRESS_KEEP = 400
 
 const isFiniteAtLeast = (value: unknown, min: number, strict: boolean): value is number =>
   typeof value === "number" && Number.isFinite(value) && (strict ? value > min : value >= min)
-
-const isFormat = (value: unknown): boolean => {
-  if (typeof value !== "object" || value === null) return false
-  const f = value as Record<string, unknown>
-  return typeof f["role"] === "function" && typeof f["text"] === "function" &&
-    typeof f["forEachLink"] === "function" && typeof f["isProtected"] === "function" &&
-    typeof f["makeNote"] === "function"
-}
 
 const errorText = (error: unknown): string => error instanceof Error ? error.message : describeValue(error)
 
@@ -78,6 +71,8 @@ export class Fitting<M> {
   /** The budget fitted to: the given one, or 0 when it is unusable. */
   readonly budget: number
   readonly budgetUsable: boolean
+  /** False when the messages given are not a conversation: nothing is fitted and the result never fits. */
+  readonly inputUsable: boolean
   readonly groups: ReadonlyArray<ReadonlyArray<number>>
   readonly groupOf: ReadonlyArray<number>
   /** Per group: 1 when it holds a protected message (never removed, never compressed). */
@@ -104,12 +99,16 @@ export class Fitting<M> {
   constructor(messages: unknown, countTokens: unknown, budget: unknown, options: unknown) {
     const opts: FitOptions<M> = typeof options === "object" && options !== null ? options as FitOptions<M> : {}
     this.options = opts
-    if (Array.isArray(messages)) this.list = messages as ReadonlyArray<M>
+    const input = conversationMessages(messages)
+    this.inputUsable = Result.isSuccess(input)
+    if (Result.isSuccess(input)) this.list = input.success as ReadonlyArray<M>
     else {
       this.list = []
-      this.diagnostics.push(new NotAConversation({ given: describeValue(messages) }))
+      this.diagnostics.push(
+        new NotAConversation({ given: input.failure.issues[0]?.message ?? describeValue(messages) })
+      )
     }
-    if (opts.format === undefined || isFormat(opts.format)) {
+    if (opts.format === undefined || isMessageFormat(opts.format)) {
       this.format = opts.format ?? (formats.auto as unknown as MessageFormat<M>)
     } else {
       this.format = formats.auto as unknown as MessageFormat<M>
@@ -452,8 +451,8 @@ export class Fitting<M> {
     if (Math.abs(tokens - this.total) > 1e-6 * Math.max(1, Math.abs(tokens))) {
       this.diagnostics.push(new RecountMismatch({ running: this.total, recount: tokens }))
     }
-    const fits = this.budgetUsable && tokens <= this.budget
-    if (this.budgetUsable && !fits) {
+    const fits = this.inputUsable && this.budgetUsable && tokens <= this.budget
+    if (this.inputUsable && this.budgetUsable && !fits) {
       this.diagnostics.push(new ProtectedOverBudget({ protectedTokens: tokens, budget: this.budget }))
     }
     return {

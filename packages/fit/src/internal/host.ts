@@ -4,7 +4,7 @@
  * protection decided by the host, not by the messages' flags).
  */
 import { conversationCost, CostCache, makeCostCache, type TokenCounter } from "@ctxkit/budget"
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { formats, isMessageFormat, type MessageFormat } from "@ctxkit/core"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -69,16 +69,9 @@ export const attempt = (thunk: () => unknown, timeout: Duration.Duration): Effec
 export const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null
 
-const isFormat = (value: unknown): boolean => {
-  if (!isObject(value)) return false
-  return typeof value["role"] === "function" && typeof value["text"] === "function" &&
-    typeof value["forEachLink"] === "function" && typeof value["isProtected"] === "function" &&
-    typeof value["makeNote"] === "function" && typeof value["links"] === "function"
-}
-
 /** The format of the options, as fitting reads it: the one given when it is a format, else `formats.auto`. */
 export const formatOf = <M>(options: FitOptions<M> | undefined): MessageFormat<M> =>
-  options !== undefined && isFormat(options.format)
+  options !== undefined && isMessageFormat(options.format)
     ? options.format as MessageFormat<M>
     : formats.auto as unknown as MessageFormat<M>
 

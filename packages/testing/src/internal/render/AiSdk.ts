@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import type { AiSdkMessage, AiSdkPart } from "@ctxkit/core"
+import type { AiSdkMessage, AiSdkPart } from "@ctxkit/core/formats/AiSdk"
 import type { Rendered, Scenario, ScenarioCall } from "../../Scenario.ts"
 
 /** The call's input: its arguments parsed when they are JSON that prints back identically, else the raw text. */
@@ -14,6 +14,18 @@ const inputOf = (call: ScenarioCall): unknown => {
   } catch {
     return call.arguments
   }
+}
+
+/**
+ * The reasoning and text parts of an assistant turn: a reasoning part when it has reasoning, then a text part —
+ * left out when the text is empty and the turn has calls, or reasoning. So a turn with no calls gives the shapes
+ * `auto` must read as the AI SDK with no tool part to tell it: `[reasoning, text]` and `[reasoning]` alone.
+ */
+const reasoningAndText = (reasoning: string | undefined, text: string, hasCalls: boolean): Array<AiSdkPart> => {
+  const parts: Array<AiSdkPart> = []
+  if (reasoning !== undefined) parts.push({ type: "reasoning", text: reasoning })
+  if (text !== "" || (!hasCalls && reasoning === undefined)) parts.push({ type: "text", text })
+  return parts
 }
 
 export const render = (scenario: Scenario): Rendered<AiSdkMessage> => {
@@ -37,9 +49,7 @@ export const render = (scenario: Scenario): Rendered<AiSdkMessage> => {
         keys.push([])
         return
       case "assistant": {
-        const content: Array<AiSdkPart> = []
-        if (turn.reasoning !== undefined) content.push({ type: "reasoning", text: turn.reasoning })
-        if (turn.text !== "" || turn.calls.length === 0) content.push({ type: "text", text: turn.text })
+        const content: Array<AiSdkPart> = reasoningAndText(turn.reasoning, turn.text, turn.calls.length > 0)
         const turnKeys: Array<string> = []
         for (const call of turn.calls) {
           content.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: inputOf(call) })

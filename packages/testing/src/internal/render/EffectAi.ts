@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { EffectAiMessage, EffectAiPart } from "@ctxkit/core"
+import type { EffectAiMessage, EffectAiPart } from "@ctxkit/core/formats/EffectAi"
 import { Prompt } from "effect/ai"
 import type { Rendered, Scenario, ScenarioCall, ScenarioTurn } from "../../Scenario.ts"
 

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { LangChainFields, LangChainMessage, LangChainToolCall } from "@ctxkit/core"
+import type { LangChainFields, LangChainMessage, LangChainToolCall } from "@ctxkit/core/formats/LangChain"
 import type { Rendered, Scenario, ScenarioCall } from "../../Scenario.ts"
 
 type Kind = "human" | "ai" | "system" | "tool"

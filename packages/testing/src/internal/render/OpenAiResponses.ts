@@ -16,9 +16,9 @@ import type { Rendered, Scenario } from "../../Scenario.ts"
  *
  * @example
  * ```ts
- * import { render } from "./OpenAiResponses.ts"
+ * import { render } from "@ctxkit/testing"
  *
- * render({ turns: [{ kind: "results", results: [{ callId: "c1", name: "ls", text: "a.txt", isError: false }] }] })
+ * render("openaiResponses", { turns: [{ kind: "results", results: [{ callId: "c1", name: "ls", text: "a.txt", isError: false }] }] })
  * // { messages: [{ type: "function_call_output", call_id: "c1", output: "a.txt" }], keys: [["call:c1"]] }
  * ```
  *
