@@ -30,7 +30,7 @@ import { type Counter, type MessageCounter, toCounter, type TokenCounter } from 
  * tally.count("short") // 1
  * tally.count("a longer text") // 4: the counter returned NaN, so ceil(13 / 4)
  * const cost = conversationCost([{ role: "user", content: "another long text" }], { counter: flaky })
- * const others = tally.absorb(cost.diagnostics) // [], the failure is now the tally's
+ * tally.absorb(cost.diagnostics) // []: the failure is now the tally's
  * tally.diagnostics()[0]?.texts // 2
  * ```
  *

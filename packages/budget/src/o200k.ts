@@ -73,7 +73,7 @@ const frameOf = (role: string): number => {
  *   { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] },
  *   { role: "tool", tool_call_id: "c1", content: "README.md" }
  * ]
- * conversationCost(messages, { counter: o200kChatCounter, format: formats.openaiChat }).costs // [8, 9, 7]
+ * conversationCost(messages, { counter: o200kChatCounter, format: formats.openaiChat }).costs // [8, 9, 6]
  * ```
  *
  * @category counters
