@@ -39,15 +39,16 @@ export const DEFAULT_PER_MESSAGE_OVERHEAD: number = DEFAULT_OVERHEAD
  *
  * @example
  * ```ts
- * import { approximateCounter, type CostOptions, makeCostCache } from "@ctxkit/budget"
- * import { formats } from "@ctxkit/core"
+ * import { approximateCounter, conversationCost, type CostOptions, makeCostCache } from "@ctxkit/budget"
+ * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  *
- * const options: CostOptions<unknown> = {
+ * const options: CostOptions<OpenAiChatMessage> = {
  *   counter: approximateCounter,
  *   format: formats.openaiChat,
  *   perMessageOverhead: 4,
  *   cache: makeCostCache()
  * }
+ * conversationCost([{ role: "user", content: "hello world" }], options).total // 7
  * ```
  *
  * @category models
@@ -228,11 +229,11 @@ const cost = <M>(messages: ReadonlyArray<M>, options?: CostOptions<M>): Conversa
  * @example
  * ```ts
  * import { conversationCost, makeCostCache } from "@ctxkit/budget"
- * import { formats } from "@ctxkit/core"
+ * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  * import { pipe } from "effect/Function"
  *
  * const cache = makeCostCache()
- * const messages = [
+ * const messages: Array<OpenAiChatMessage> = [
  *   { role: "system", content: "You are terse." },
  *   { role: "user", content: "hello world" }
  * ]

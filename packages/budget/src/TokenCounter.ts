@@ -42,7 +42,7 @@ export interface TokenCounter {
  * @example
  * ```ts
  * import { approximateCounter, conversationCost, type MessageCounter } from "@ctxkit/budget"
- * import { formats } from "@ctxkit/core"
+ * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  *
  * // 4 tokens of framing per message and 3 per tool call, on top of the text.
  * const framed: MessageCounter = {
@@ -52,7 +52,7 @@ export interface TokenCounter {
  *   countMessage: (message, format) =>
  *     approximateCounter.count(format.text(message)) + 4 + 3 * format.toolCalls(message).length
  * }
- * const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] }
+ * const call: OpenAiChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] }
  * conversationCost([call], { counter: framed, format: formats.openaiChat }).total // 9: 2 of text + 4 + 3
  * ```
  *

@@ -66,9 +66,9 @@ const frameOf = (role: string): number => {
  * ```ts
  * import { conversationCost } from "@ctxkit/budget"
  * import { o200kChatCounter } from "@ctxkit/budget/o200k"
- * import { formats } from "@ctxkit/core"
+ * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  *
- * const messages = [
+ * const messages: Array<OpenAiChatMessage> = [
  *   { role: "user", content: "List the files." },
  *   { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] },
  *   { role: "tool", tool_call_id: "c1", content: "README.md" }
