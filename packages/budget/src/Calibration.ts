@@ -18,7 +18,7 @@ import { isCount } from "./internal/settings.ts"
  *
  * @example
  * ```ts
- * import { CALIBRATION_MIN_SCALE } from "@ctxkit/budget"
+ * import { CALIBRATION_MIN_SCALE } from "@ctxkit/budget/Calibration"
  *
  * CALIBRATION_MIN_SCALE // 0.5
  * ```
@@ -34,7 +34,7 @@ export const CALIBRATION_MIN_SCALE = 0.5
  *
  * @example
  * ```ts
- * import { CALIBRATION_MAX_SCALE } from "@ctxkit/budget"
+ * import { CALIBRATION_MAX_SCALE } from "@ctxkit/budget/Calibration"
  *
  * CALIBRATION_MAX_SCALE // 4
  * ```
@@ -43,28 +43,6 @@ export const CALIBRATION_MIN_SCALE = 0.5
  * @since 0.1.0
  */
 export const CALIBRATION_MAX_SCALE = 4
-
-/**
- * One request's sample: the prompt tokens the server reported (input + cache read + cache write, see
- * `promptTokens`) and ctxkit's estimate of the same request — the same `{ tokens, estimate }` sample
- * `@ctxkit/overflow` judges.
- *
- * @example
- * ```ts
- * import { CalibrationSample } from "@ctxkit/budget"
- *
- * new CalibrationSample({ tokens: 3_725, estimate: 3_600 })
- * ```
- *
- * @category models
- * @since 0.1.0
- */
-export class CalibrationSample extends Schema.Class<CalibrationSample>("@ctxkit/budget/CalibrationSample")({
-  /** Prompt tokens reported by the server. */
-  tokens: Schema.Number,
-  /** ctxkit's estimate of the same request. */
-  estimate: Schema.Number
-}) {}
 
 /**
  * The calibration state: the last good sample, the scale it gives (`tokens / estimate`, clamped; 1 with no
@@ -81,8 +59,17 @@ export class CalibrationSample extends Schema.Class<CalibrationSample>("@ctxkit/
  * @since 0.1.0
  */
 export class Calibration extends Schema.Class<Calibration>("@ctxkit/budget/Calibration")({
-  /** The last good sample, if any. */
-  sample: Schema.optionalKey(CalibrationSample),
+  /**
+   * The last good sample, if any: the prompt tokens the server reported (input + cache read + cache write, see
+   * `promptTokens`) and ctxkit's estimate of the same request — the `{ tokens, estimate }` sample
+   * `@ctxkit/overflow` judges.
+   */
+  sample: Schema.optionalKey(Schema.Struct({
+    /** Prompt tokens reported by the server. */
+    tokens: Schema.Number,
+    /** ctxkit's estimate of the same request. */
+    estimate: Schema.Number
+  })),
   /** Multiplier for estimates. */
   scale: Schema.Number,
   /** Whether `scale` was clamped. */
@@ -111,14 +98,7 @@ export const uncalibrated: Calibration = new Calibration({ scale: 1, clamped: fa
  * example `looksTruncated(prev, { tokens, estimate })` from `@ctxkit/overflow`); a truncated sample never
  * calibrates.
  *
- * @example
- * ```ts
- * import type { CalibrationInput } from "@ctxkit/budget"
- *
- * const input: CalibrationInput = { tokens: 3_725, estimate: 3_600, truncated: false, model: "qwen2.5:7b" }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface CalibrationInput {
@@ -142,15 +122,7 @@ export interface CalibrationInput {
  *
  * A sample from another model than the calibration's resets it first, whether or not the sample is accepted.
  *
- * @example
- * ```ts
- * import { calibrate, type CalibrationUpdate, uncalibrated } from "@ctxkit/budget"
- *
- * const update: CalibrationUpdate = calibrate(uncalibrated, { tokens: 0, estimate: 3_600, truncated: false })
- * update.reason // "no-usage"
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface CalibrationUpdate {
@@ -184,7 +156,7 @@ const update = (current: Calibration, input: CalibrationInput): CalibrationUpdat
   const scale = Math.min(CALIBRATION_MAX_SCALE, Math.max(CALIBRATION_MIN_SCALE, raw))
   const clamped = scale !== raw
   const calibration = new Calibration({
-    sample: new CalibrationSample({ tokens: given.tokens, estimate: given.estimate }),
+    sample: { tokens: given.tokens, estimate: given.estimate },
     scale,
     clamped,
     ...(model !== undefined ? { model } : start.model !== undefined ? { model: start.model } : {})

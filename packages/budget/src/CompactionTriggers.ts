@@ -1,7 +1,9 @@
 /**
  * When to compact, as pure predicates the engine calls before each model call: the window rule (or, with no
  * trusted window, the char fallback) over the full request, and the independent char rule over the
- * conversation. Either one fires; `auto: false` disables both. Each decision says which rule decided and why.
+ * conversation. Either one firing means compact; `auto: false` disables both. Each decision says which rule
+ * decided and why. (`decideContextAction` in `@ctxkit/compaction` is the one decider of the next step — clear or
+ * compact — against a known window's `available` room.)
  *
  * @since 0.1.0
  */
@@ -18,7 +20,7 @@ import { isTrustedWindow } from "./Window.ts"
  *
  * @example
  * ```ts
- * import { DEFAULT_COMPACTION_THRESHOLD } from "@ctxkit/budget"
+ * import { DEFAULT_COMPACTION_THRESHOLD } from "@ctxkit/budget/CompactionTriggers"
  *
  * DEFAULT_COMPACTION_THRESHOLD // 0.85
  * ```
@@ -33,7 +35,7 @@ export const DEFAULT_COMPACTION_THRESHOLD: number = Settings.DEFAULT_THRESHOLD
  *
  * @example
  * ```ts
- * import { MIN_COMPACTION_THRESHOLD } from "@ctxkit/budget"
+ * import { MIN_COMPACTION_THRESHOLD } from "@ctxkit/budget/CompactionTriggers"
  *
  * MIN_COMPACTION_THRESHOLD // 0.1
  * ```
@@ -48,7 +50,7 @@ export const MIN_COMPACTION_THRESHOLD: number = Settings.MIN_THRESHOLD
  *
  * @example
  * ```ts
- * import { MAX_COMPACTION_THRESHOLD } from "@ctxkit/budget"
+ * import { MAX_COMPACTION_THRESHOLD } from "@ctxkit/budget/CompactionTriggers"
  *
  * MAX_COMPACTION_THRESHOLD // 0.99
  * ```
@@ -65,7 +67,7 @@ export const MAX_COMPACTION_THRESHOLD: number = Settings.MAX_THRESHOLD
  *
  * @example
  * ```ts
- * import { CHAR_RULE_GROWTH_MARGIN } from "@ctxkit/budget"
+ * import { CHAR_RULE_GROWTH_MARGIN } from "@ctxkit/budget/CompactionTriggers"
  *
  * CHAR_RULE_GROWTH_MARGIN // 0.1
  * ```
@@ -79,14 +81,7 @@ export const CHAR_RULE_GROWTH_MARGIN = 0.1
  * What {@link shouldCompactContext} looks at. `usedTokens` and `requestChars` both measure the FULL request
  * (instructions, transcript and tool catalog): the window rule reads the first, the char fallback the second.
  *
- * @example
- * ```ts
- * import type { ContextTriggerInput } from "@ctxkit/budget"
- *
- * const input: ContextTriggerInput = { usedTokens: 3_600, requestChars: 14_000, window: 4_096 }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface ContextTriggerInput {
@@ -113,15 +108,7 @@ export interface ContextTriggerInput {
  * The verdict of {@link shouldCompactContext}: whether to compact, which rule decided (`window`, the char
  * fallback `chars`, or `disabled` by `auto: false`), and the numbers it compared (`used >= limit`, in tokens).
  *
- * @example
- * ```ts
- * import { shouldCompactContext, type ContextDecision } from "@ctxkit/budget"
- *
- * const decision: ContextDecision = shouldCompactContext({ usedTokens: 3_600, requestChars: 0, window: 4_096 })
- * decision.compact // true: 3600 >= 4096 × 0.85
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface ContextDecision {
@@ -223,14 +210,7 @@ export const shouldCompactContext = (input: ContextTriggerInput): ContextDecisio
  * What {@link charRuleFires} looks at. `conversationChars` is instructions plus transcript only, never the tool
  * catalog (see `requestChars(...).conversation`).
  *
- * @example
- * ```ts
- * import type { CharRuleInput } from "@ctxkit/budget"
- *
- * const input: CharRuleInput = { conversationChars: 700_000, charsAfterLastAutoCompaction: 600_000 }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface CharRuleInput {
@@ -250,15 +230,7 @@ export interface CharRuleInput {
  * The verdict of {@link charRuleFires}: whether to compact, which rule decided (`char-budget`, or `disabled`),
  * and both of the rule's conditions.
  *
- * @example
- * ```ts
- * import { charRuleFires, type CharRuleDecision } from "@ctxkit/budget"
- *
- * const decision: CharRuleDecision = charRuleFires({ conversationChars: 700_000 })
- * decision.compact // true: 700,000 >= 800,000 × 0.85 and >= 0 + 80,000
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface CharRuleDecision {
@@ -328,93 +300,4 @@ export const charRuleFires = (input: CharRuleInput): CharRuleDecision => {
     threshold,
     warnings
   }
-}
-
-/**
- * Everything {@link compactionDue} needs: the inputs of both rules.
- *
- * @example
- * ```ts
- * import type { CompactionInput } from "@ctxkit/budget"
- *
- * const input: CompactionInput = { usedTokens: 90_000, requestChars: 360_000, conversationChars: 300_000, window: 1_000_000 }
- * ```
- *
- * @category models
- * @since 0.1.0
- */
-export interface CompactionInput extends ContextTriggerInput {
-  /** Characters of instructions + transcript (never the tool catalog). */
-  readonly conversationChars: number
-  /** `conversationChars` right after the last automatic compaction. Default 0. */
-  readonly charsAfterLastAutoCompaction?: number | undefined
-}
-
-/**
- * The combined verdict: compact when either rule fires. `decidedBy` names the rule that fired (the window
- * rule or char fallback first), `disabled` when `auto: false`, `none` when neither fired.
- *
- * @example
- * ```ts
- * import { compactionDue, type CompactionVerdict } from "@ctxkit/budget"
- *
- * const verdict: CompactionVerdict = compactionDue({ usedTokens: 10, requestChars: 40, conversationChars: 40, window: 4_096 })
- * verdict.decidedBy // "none"
- * ```
- *
- * @category models
- * @since 0.1.0
- */
-export interface CompactionVerdict {
-  /** Whether to compact now. */
-  readonly compact: boolean
-  /** Which rule fired. */
-  readonly decidedBy: "window" | "chars" | "char-budget" | "disabled" | "none"
-  /** The window rule or char fallback. */
-  readonly context: ContextDecision
-  /** The independent char rule. */
-  readonly charRule: CharRuleDecision
-}
-
-/**
- * Applies both triggers — {@link shouldCompactContext} (window rule or char fallback, over the full request)
- * and {@link charRuleFires} (over the conversation) — and compacts when either fires. `auto: false` disables
- * automatic compaction.
- *
- * @example
- * ```ts
- * import { compactionDue } from "@ctxkit/budget"
- *
- * // A 1M-token window says there is plenty of room, but the conversation is past 85% of the char budget.
- * const verdict = compactionDue({
- *   usedTokens: 190_000,
- *   requestChars: 760_000,
- *   conversationChars: 700_000,
- *   window: 1_000_000
- * })
- * verdict.compact // true
- * verdict.decidedBy // "char-budget"
- * ```
- *
- * @category triggers
- * @since 0.1.0
- */
-export const compactionDue = (input: CompactionInput): CompactionVerdict => {
-  const given: Partial<CompactionInput> = typeof input === "object" && input !== null ? input : {}
-  const context = shouldCompactContext(given as ContextTriggerInput)
-  const charRule = charRuleFires({
-    conversationChars: given.conversationChars as number,
-    charsAfterLastAutoCompaction: given.charsAfterLastAutoCompaction,
-    maxContextChars: given.maxContextChars,
-    threshold: given.threshold,
-    auto: given.auto
-  })
-  const decidedBy = given.auto === false
-    ? "disabled"
-    : context.compact
-    ? context.decidedBy
-    : charRule.compact
-    ? "char-budget"
-    : "none"
-  return { compact: context.compact || charRule.compact, decidedBy, context, charRule }
 }

@@ -69,7 +69,8 @@ const compact = (n: number): string => {
  *
  * @example
  * ```ts
- * import { contextBar, formatContextBar } from "@ctxkit/budget"
+ * import { contextBar } from "@ctxkit/budget"
+ * import { formatContextBar } from "@ctxkit/budget/ContextBar"
  *
  * formatContextBar(contextBar({ used: 638, window: 4_096 })) // "ctx 638/4.1k (16%)"
  * formatContextBar(contextBar({ used: 52_300, window: undefined })) // "ctx 52k (window unknown)"

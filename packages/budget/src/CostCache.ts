@@ -18,7 +18,8 @@ import type { CostSnapshot } from "./internal/snapshot.ts"
  * (a few nanoseconds a message) before any `WeakMap` lookup. That snapshot keeps the last counted messages
  * alive as long as the cache, which is why a cache belongs to one conversation or session.
  *
- * Counts are keyed by `counter.id` and `format.name`: two counters with the same id must count alike. A
+ * Counts are keyed by `counter.id` and `format.name` (a message counter's prices apart from text counts): two
+ * counter objects with the same id must count alike, and a plain function gets an id of its own (`toCounter`). A
  * message must not be mutated after it was counted (ctxkit never mutates messages; rewrites are new objects).
  * Counts that fell back after a counter failure are not cached, so the failure is reported on every call.
  *

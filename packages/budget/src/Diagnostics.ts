@@ -154,14 +154,7 @@ export class MeasureInvalid extends Schema.TaggedClass<MeasureInvalid>("@ctxkit/
  * Where a context window came from: the caller's configuration, the server's model catalog, a probe of the
  * running server, or the fallback.
  *
- * @example
- * ```ts
- * import type { WindowSource } from "@ctxkit/budget"
- *
- * const source: WindowSource = "catalog"
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export type WindowSource = "config" | "catalog" | "probe" | "fallback"

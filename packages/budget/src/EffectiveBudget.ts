@@ -30,7 +30,7 @@ export const DEFAULT_MAX_CONTEXT_CHARS: number = DEFAULT_CHARS
  *
  * @example
  * ```ts
- * import { CHARS_PER_TOKEN } from "@ctxkit/budget"
+ * import { CHARS_PER_TOKEN } from "@ctxkit/budget/EffectiveBudget"
  *
  * CHARS_PER_TOKEN // 4
  * ```
@@ -43,15 +43,7 @@ export const CHARS_PER_TOKEN = 4
 /**
  * A budget in tokens and its basis: a trusted `window`, or the character budget (`chars`).
  *
- * @example
- * ```ts
- * import { effectiveBudget, type EffectiveBudget } from "@ctxkit/budget"
- *
- * const budget: EffectiveBudget = effectiveBudget(undefined)
- * budget // { total: 200000, basis: "chars" }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface EffectiveBudget {

@@ -5,8 +5,9 @@
  * @since 0.1.0
  */
 import type { BudgetDiagnostic } from "./Diagnostics.ts"
-import { counterId, counterOf, GuardedCount } from "./internal/counting.ts"
-import type { TokenCounter } from "./TokenCounter.ts"
+import { counterId } from "./internal/counting.ts"
+import type { Counter } from "./TokenCounter.ts"
+import { TokenTally } from "./TokenTally.ts"
 
 /**
  * A token count and how much to trust it: the counter used, whether the count is approximate (an approximate
@@ -35,7 +36,8 @@ export interface TokenEstimate {
 }
 
 /**
- * Counts the tokens of one text with `counter` (default: the approximate counter, `ceil(length / 4)`).
+ * Counts the tokens of one text with `counter` (default: the approximate counter, `ceil(length / 4)`; a plain
+ * `(text) => number` is read by `toCounter`).
  * A counter that throws, or returns NaN, a negative, an infinite or a non-number value, does not crash the
  * count: the text is counted approximately, `approximate` is true, and a `CounterFailed` diagnostic names the
  * counter and the fix. A fractional count is rounded up. Anything that is not a string counts as empty.
@@ -55,13 +57,8 @@ export interface TokenEstimate {
  * @category counting
  * @since 0.1.0
  */
-export const estimateTokens = (text: string, counter?: TokenCounter): TokenEstimate => {
-  const guarded = new GuardedCount(counterOf(counter))
-  const tokens = guarded.count(typeof text === "string" ? text : "")
-  return {
-    tokens,
-    counter: counterId(guarded.counter),
-    approximate: guarded.counter.approximate !== false || guarded.failed,
-    diagnostics: guarded.diagnostics()
-  }
+export const estimateTokens = (text: string, counter?: Counter): TokenEstimate => {
+  const tally = new TokenTally(counter)
+  const tokens = tally.count(typeof text === "string" ? text : "")
+  return { tokens, counter: counterId(tally.counter), approximate: tally.approximate, diagnostics: tally.diagnostics() }
 }

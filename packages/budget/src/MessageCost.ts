@@ -1,6 +1,7 @@
 /**
  * What messages cost: `count(countable text) + perMessageOverhead` each, read through the caller's wire
- * format, cached by message identity when the caller passes a {@link CostCache}.
+ * format — or, with a counter that prices whole messages, `countMessage(message, format)` — cached by message
+ * identity when the caller passes a {@link CostCache}.
  *
  * @since 0.1.0
  */
@@ -10,13 +11,14 @@ import { CostCache } from "./CostCache.ts"
 import type { BudgetDiagnostic } from "./Diagnostics.ts"
 import type { TokenEstimate } from "./EstimateTokens.ts"
 import { isKey } from "./internal/cache.ts"
-import { approximateCount, counterId, counterOf, GuardedCount } from "./internal/counting.ts"
+import { approximateCount, counterId, isMessageCounter } from "./internal/counting.ts"
 import { DEFAULT_OVERHEAD, overhead } from "./internal/settings.ts"
-import type { TokenCounter } from "./TokenCounter.ts"
+import type { Counter, MessageCounter } from "./TokenCounter.ts"
+import { TokenTally } from "./TokenTally.ts"
 
 /**
  * Tokens added to every message for its role and framing (chat templates wrap each message in a few special
- * tokens). Default of `perMessageOverhead`.
+ * tokens). Default of `perMessageOverhead`, which a counter that prices whole messages replaces.
  *
  * @example
  * ```ts
@@ -31,31 +33,36 @@ import type { TokenCounter } from "./TokenCounter.ts"
 export const DEFAULT_PER_MESSAGE_OVERHEAD: number = DEFAULT_OVERHEAD
 
 /**
- * How to count messages: the counter (default: approximate), the wire format (default: `formats.auto`), the
- * per-message overhead (default 4) and an optional {@link CostCache}.
+ * How to count messages: the counter (default: approximate; a `MessageCounter` prices each message itself), the
+ * wire format (default: `formats.auto`), the per-message overhead (default 4, for text counters) and an optional
+ * {@link CostCache}.
  *
  * @example
  * ```ts
- * import { approximateCounter, type CostOptions, makeCostCache } from "@ctxkit/budget"
- * import { formats } from "@ctxkit/core"
+ * import { approximateCounter, conversationCost, type CostOptions, makeCostCache } from "@ctxkit/budget"
+ * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  *
- * const options: CostOptions<unknown> = {
+ * const options: CostOptions<OpenAiChatMessage> = {
  *   counter: approximateCounter,
  *   format: formats.openaiChat,
  *   perMessageOverhead: 4,
  *   cache: makeCostCache()
  * }
+ * conversationCost([{ role: "user", content: "hello world" }], options).total // 7
  * ```
  *
  * @category models
  * @since 0.1.0
  */
 export interface CostOptions<M> {
-  /** The token counter. Default: `approximateCounter`. */
-  readonly counter?: TokenCounter | undefined
+  /** The counter: a `TokenCounter`, a `MessageCounter` or a plain `(text) => number`. Default: `approximateCounter`. */
+  readonly counter?: Counter | undefined
   /** The wire format, whose `text(m)` is what gets counted. Default: `formats.auto`. */
   readonly format?: MessageFormat<M> | undefined
-  /** Tokens added per message. Default {@link DEFAULT_PER_MESSAGE_OVERHEAD}. */
+  /**
+   * Tokens added per message to its text's count. Default {@link DEFAULT_PER_MESSAGE_OVERHEAD}. Not added by a
+   * `MessageCounter`, whose price includes the framing (it is added only to a fallback after the counter failed).
+   */
   readonly perMessageOverhead?: number | undefined
   /** Counts by message identity, shared across calls. */
   readonly cache?: CostCache | undefined
@@ -79,7 +86,7 @@ export interface CostOptions<M> {
 export interface ConversationCost {
   /** Sum of `costs`. */
   readonly total: number
-  /** Each message's cost: `count(text) + perMessageOverhead`. */
+  /** Each message's cost: `count(text) + perMessageOverhead`, or `countMessage(message, format)`. */
   readonly costs: ReadonlyArray<number>
   /** The id of the counter asked. */
   readonly counter: string
@@ -91,8 +98,13 @@ export interface ConversationCost {
 
 interface Plan<M> {
   readonly format: MessageFormat<M>
-  readonly guarded: GuardedCount
+  readonly tally: TokenTally
+  /** The counter, when it prices whole messages. */
+  readonly pricer: MessageCounter | undefined
+  /** Added to each cached value: the per-message overhead for a text counter, 0 for a message counter. */
   readonly extra: number
+  /** Added to a fallback count: the per-message overhead. */
+  readonly fallbackExtra: number
   readonly cache: CostCache | undefined
   readonly profile: string
   readonly store: WeakMap<object, number> | undefined
@@ -101,14 +113,19 @@ interface Plan<M> {
 
 const plan = <M>(options: CostOptions<M> | undefined): Plan<M> => {
   const diagnostics: Array<BudgetDiagnostic> = []
-  const counter = counterOf(options?.counter)
+  const tally = new TokenTally(options?.counter)
+  const pricer = isMessageCounter(tally.counter) ? tally.counter : undefined
   const format = options?.format ?? (formats.auto as unknown as MessageFormat<M>)
   const cache = options?.cache instanceof CostCache ? options.cache : undefined
-  const profile = `tokens\u0000${counterId(counter)}\u0000${format.name}`
+  // Text counts and message prices of one counter are different numbers: they never share a store.
+  const profile = `${pricer === undefined ? "tokens" : "messages"}\u0000${counterId(tally.counter)}\u0000${format.name}`
+  const extra = overhead(options?.perMessageOverhead, diagnostics)
   return {
     format,
-    guarded: new GuardedCount(counter),
-    extra: overhead(options?.perMessageOverhead, diagnostics),
+    tally,
+    pricer,
+    extra: pricer === undefined ? extra : 0,
+    fallbackExtra: extra,
     cache,
     profile,
     store: cache?.store(profile),
@@ -117,8 +134,9 @@ const plan = <M>(options: CostOptions<M> | undefined): Plan<M> => {
 }
 
 /**
- * The text tokens of one message: from the cache, or counted (and cached). When the counter failed, the
- * approximate count `n` is returned as `-1 - n`: it must not be cached.
+ * What one message counts before `extra`: its text's tokens (text counter) or its price (message counter), from
+ * the cache or counted (and cached). When the counter failed, the fallback `n` (the approximate count of the
+ * text, and for a message counter the overhead) is returned as `-1 - n`: it must not be cached.
  */
 const textTokens = <M>(p: Plan<M>, message: M): number => {
   const store = p.store
@@ -127,21 +145,27 @@ const textTokens = <M>(p: Plan<M>, message: M): number => {
     const hit = store.get(message)
     if (hit !== undefined) return hit
   }
-  const text = p.format.text(message)
-  const exact = p.guarded.attempt(text)
-  if (exact < 0) return -1 - approximateCount(text)
+  const exact = p.pricer === undefined
+    ? p.tally.attempt(p.format.text(message))
+    : p.tally.attemptMessage(p.pricer, message, p.format)
+  if (exact < 0) {
+    const fallback = approximateCount(p.format.text(message)) + (p.pricer === undefined ? 0 : p.fallbackExtra)
+    return -1 - fallback
+  }
   if (keyed) store.set(message, exact)
   return exact
 }
 
 const finish = <M>(p: Plan<M>): Pick<ConversationCost, "counter" | "approximate" | "diagnostics"> => ({
-  counter: counterId(p.guarded.counter),
-  approximate: p.guarded.counter.approximate !== false || p.guarded.failed,
-  diagnostics: [...p.diagnostics, ...p.guarded.diagnostics()]
+  counter: counterId(p.tally.counter),
+  approximate: p.tally.approximate,
+  diagnostics: [...p.diagnostics, ...p.tally.diagnostics()]
 })
 
 /**
- * The cost of one message: `count(format.text(message)) + perMessageOverhead`.
+ * The cost of one message: `count(format.text(message)) + perMessageOverhead`, or, with a counter that prices
+ * whole messages, `countMessage(message, format)`. Counted through the cache when one is given. This is the one
+ * function every package prices a message with.
  *
  * @example
  * ```ts
@@ -205,11 +229,11 @@ const cost = <M>(messages: ReadonlyArray<M>, options?: CostOptions<M>): Conversa
  * @example
  * ```ts
  * import { conversationCost, makeCostCache } from "@ctxkit/budget"
- * import { formats } from "@ctxkit/core"
+ * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  * import { pipe } from "effect/Function"
  *
  * const cache = makeCostCache()
- * const messages = [
+ * const messages: Array<OpenAiChatMessage> = [
  *   { role: "system", content: "You are terse." },
  *   { role: "user", content: "hello world" }
  * ]

@@ -14,14 +14,7 @@ import { serializeToolCatalog, type ToolCatalog } from "./ToolCatalog.ts"
  * What a request is made of: instructions (system prompt, project instructions), the transcript, the tool
  * catalog. Characters are UTF-16 code units (`string.length`), the unit of the ≈ 4 characters per token rule.
  *
- * @example
- * ```ts
- * import type { RequestParts } from "@ctxkit/budget"
- *
- * const parts: RequestParts<unknown> = { instructions: "Be terse.", messages: [], tools: "[]" }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface RequestParts<M> {
@@ -40,16 +33,7 @@ export interface RequestParts<M> {
 /**
  * Characters of each part of a request, and the two sums the triggers use.
  *
- * @example
- * ```ts
- * import { requestChars, type RequestChars } from "@ctxkit/budget"
- *
- * const chars: RequestChars = requestChars({ instructions: "Be terse.", tools: "x".repeat(100) })
- * chars.request // 109
- * chars.conversation // 9
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface RequestChars {

@@ -13,7 +13,7 @@ import { isPositive } from "./internal/settings.ts"
  *
  * @example
  * ```ts
- * import { RESERVE_FRACTION } from "@ctxkit/budget"
+ * import { RESERVE_FRACTION } from "@ctxkit/budget/Reserve"
  *
  * RESERVE_FRACTION // 0.25
  * ```

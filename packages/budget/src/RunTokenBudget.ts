@@ -11,7 +11,7 @@ import { isTrustedWindow } from "./Window.ts"
  *
  * @example
  * ```ts
- * import { RUN_TOKEN_BUDGET_UNKNOWN_WINDOW } from "@ctxkit/budget"
+ * import { RUN_TOKEN_BUDGET_UNKNOWN_WINDOW } from "@ctxkit/budget/RunTokenBudget"
  *
  * RUN_TOKEN_BUDGET_UNKNOWN_WINDOW // 1_000_000
  * ```
@@ -26,7 +26,7 @@ export const RUN_TOKEN_BUDGET_UNKNOWN_WINDOW = 1_000_000
  *
  * @example
  * ```ts
- * import { RUN_TOKEN_BUDGET_WINDOWS } from "@ctxkit/budget"
+ * import { RUN_TOKEN_BUDGET_WINDOWS } from "@ctxkit/budget/RunTokenBudget"
  *
  * RUN_TOKEN_BUDGET_WINDOWS // 8
  * ```
@@ -41,7 +41,7 @@ export const RUN_TOKEN_BUDGET_WINDOWS = 8
  *
  * @example
  * ```ts
- * import { RUN_TOKEN_BUDGET_MIN } from "@ctxkit/budget"
+ * import { RUN_TOKEN_BUDGET_MIN } from "@ctxkit/budget/RunTokenBudget"
  *
  * RUN_TOKEN_BUDGET_MIN // 400_000
  * ```
@@ -56,7 +56,7 @@ export const RUN_TOKEN_BUDGET_MIN = 400_000
  *
  * @example
  * ```ts
- * import { RUN_TOKEN_BUDGET_MAX } from "@ctxkit/budget"
+ * import { RUN_TOKEN_BUDGET_MAX } from "@ctxkit/budget/RunTokenBudget"
  *
  * RUN_TOKEN_BUDGET_MAX // 8_000_000
  * ```

@@ -7,21 +7,15 @@
  */
 import { type BudgetDiagnostic, CatalogUnreadable } from "./Diagnostics.ts"
 import type { TokenEstimate } from "./EstimateTokens.ts"
-import { counterId, counterOf, GuardedCount } from "./internal/counting.ts"
-import type { TokenCounter } from "./TokenCounter.ts"
+import { counterId } from "./internal/counting.ts"
+import type { Counter } from "./TokenCounter.ts"
+import { TokenTally } from "./TokenTally.ts"
 
 /**
  * A tool catalog as callers hold it: already serialized text, a list of tool definitions (OpenAI `tools`,
  * Anthropic `tools`, MCP `tools/list` entries), or a record of tools by name (an AI SDK `ToolSet`).
  *
- * @example
- * ```ts
- * import type { ToolCatalog } from "@ctxkit/budget"
- *
- * const tools: ToolCatalog = [{ name: "read_file", description: "Read a file", input_schema: { type: "object" } }]
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export type ToolCatalog = string | ReadonlyArray<unknown> | { readonly [name: string]: unknown }
@@ -71,7 +65,7 @@ const serialize = (tools: ToolCatalog | undefined): Serialized => {
  *
  * @example
  * ```ts
- * import { serializeToolCatalog } from "@ctxkit/budget"
+ * import { serializeToolCatalog } from "@ctxkit/budget/ToolCatalog"
  *
  * serializeToolCatalog([{ name: "ls" }, { name: "cat" }]) // "{\"name\":\"ls\"}\n{\"name\":\"cat\"}"
  * ```
@@ -82,9 +76,9 @@ const serialize = (tools: ToolCatalog | undefined): Serialized => {
 export const serializeToolCatalog = (tools: ToolCatalog | undefined): string => serialize(tools).text
 
 /**
- * The tokens of the tool catalog, as sent with every request: the counter's count of
- * {@link serializeToolCatalog}. A catalog that cannot be serialized counts as empty, with a
- * `CatalogUnreadable` diagnostic; a failing counter falls back to the approximate count, with `CounterFailed`.
+ * The tokens of the tool catalog, as sent with every request: the counter's count of the catalog serialized
+ * (itself when it is a string, else each tool as JSON, one per line). A catalog that cannot be serialized counts
+ * as empty, with a `CatalogUnreadable` diagnostic; a failing counter falls back to the approximate count, with `CounterFailed`.
  *
  * @example
  * ```ts
@@ -97,15 +91,15 @@ export const serializeToolCatalog = (tools: ToolCatalog | undefined): string => 
  * @category counting
  * @since 0.1.0
  */
-export const toolCatalogCost = (tools: ToolCatalog | undefined, counter?: TokenCounter): TokenEstimate => {
+export const toolCatalogCost = (tools: ToolCatalog | undefined, counter?: Counter): TokenEstimate => {
   const { problem, text } = serialize(tools)
-  const guarded = new GuardedCount(counterOf(counter))
-  const tokens = guarded.count(text)
+  const tally = new TokenTally(counter)
+  const tokens = tally.count(text)
   const diagnostics: Array<BudgetDiagnostic> = problem === undefined ? [] : [new CatalogUnreadable({ detail: problem })]
   return {
     tokens,
-    counter: counterId(guarded.counter),
-    approximate: guarded.counter.approximate !== false || guarded.failed,
-    diagnostics: [...diagnostics, ...guarded.diagnostics()]
+    counter: counterId(tally.counter),
+    approximate: tally.approximate,
+    diagnostics: [...diagnostics, ...tally.diagnostics()]
   }
 }

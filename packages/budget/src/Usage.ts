@@ -63,7 +63,7 @@ const decodeWrapper = Schema.decodeUnknownOption(Wrapper)
  *
  * @example
  * ```ts
- * import { readUsage, type UsageShape } from "@ctxkit/budget"
+ * import { readUsage, type UsageShape } from "@ctxkit/budget/Usage"
  *
  * const shape: UsageShape = readUsage({ prompt_tokens: 10, completion_tokens: 2 }).shape // "openai-chat"
  * ```
@@ -89,7 +89,7 @@ export type UsageShape =
  *
  * @example
  * ```ts
- * import { ReportedUsage } from "@ctxkit/budget"
+ * import { ReportedUsage } from "@ctxkit/budget/Usage"
  *
  * const usage = new ReportedUsage({ input: 20, cacheRead: 3_000, cacheWrite: 500, output: 90, prompt: 3_520, shape: "anthropic" })
  * ```
@@ -242,7 +242,7 @@ const fromRaw = (u: Raw): ReportedUsage | undefined => {
  *
  * @example
  * ```ts
- * import { readUsage } from "@ctxkit/budget"
+ * import { readUsage } from "@ctxkit/budget/Usage"
  *
  * // Anthropic reports cached input next to input_tokens: the prompt is their sum.
  * readUsage({ input_tokens: 20, cache_read_input_tokens: 3_000, cache_creation_input_tokens: 500, output_tokens: 90 }).prompt // 3520
@@ -271,8 +271,9 @@ export const readUsage = (usage: unknown): ReportedUsage => {
 }
 
 /**
- * The prompt tokens a response reports: input + cache read + cache write, whatever the provider's shape (see
- * {@link readUsage}); 0 when it reports nothing usable.
+ * The prompt tokens a response reports: input + cache read + cache write, whatever the provider's shape (OpenAI,
+ * Anthropic, Bedrock, Gemini, the AI SDK, `effect/ai`; `readUsage` in `@ctxkit/budget/Usage` gives
+ * every part); 0 when it reports nothing usable.
  *
  * @example
  * ```ts

@@ -15,30 +15,6 @@ import { conversationCost, type CostOptions } from "./MessageCost.ts"
 import { readUsage } from "./Usage.ts"
 
 /**
- * What the last response that reported usage says: `tokens = prompt + output` (input + cache read + cache
- * write + output), and `count = messages at request + 1` (the response itself), so that messages from index
- * `count` on were added after it.
- *
- * @example
- * ```ts
- * import { UsageSample } from "@ctxkit/budget"
- *
- * new UsageSample({ tokens: 3_733, count: 28 })
- * ```
- *
- * @category models
- * @since 0.1.0
- */
-export class UsageSample extends Schema.Class<UsageSample>("@ctxkit/budget/UsageSample")({
-  /** Prompt + output tokens of the response. */
-  tokens: Schema.Number,
-  /** Messages at request + 1. */
-  count: Schema.Number,
-  /** The response's id, when the caller gave one (a second report of it is ignored). */
-  responseId: Schema.optionalKey(Schema.String)
-}) {}
-
-/**
  * The ledger state: the last sample, an epoch that changes on every clear (a response to a request prepared
  * in an older epoch is stale), the model, and why it was last cleared. Persistable (a Schema class).
  *
@@ -54,8 +30,17 @@ export class UsageSample extends Schema.Class<UsageSample>("@ctxkit/budget/Usage
  * @since 0.1.0
  */
 export class UsageLedger extends Schema.Class<UsageLedger>("@ctxkit/budget/UsageLedger")({
-  /** The last good sample, if any. */
-  sample: Schema.optionalKey(UsageSample),
+  /**
+   * The last good sample, if any, from the last response that reported usage: `tokens = prompt + output`
+   * (input + cache read + cache write + output), `count = messages at request + 1` (the response itself, so
+   * that messages from index `count` on were added after it), and the response's id when the caller gave one
+   * (a second report of it is ignored).
+   */
+  sample: Schema.optionalKey(Schema.Struct({
+    tokens: Schema.Number,
+    count: Schema.Number,
+    responseId: Schema.optionalKey(Schema.String)
+  })),
   /** Changes on every clear. */
   epoch: Schema.Number,
   /** The model the sample belongs to. */
@@ -68,14 +53,7 @@ export class UsageLedger extends Schema.Class<UsageLedger>("@ctxkit/budget/Usage
  * Why a ledger is cleared: the conversation was compacted, old tool results were cleared, or the model
  * changed. Each makes the last reported usage describe a request that no longer exists.
  *
- * @example
- * ```ts
- * import type { LedgerClearReason } from "@ctxkit/budget"
- *
- * const reason: LedgerClearReason = "compaction"
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export type LedgerClearReason = "compaction" | "clearing" | "model-change"
@@ -99,19 +77,7 @@ export const makeUsageLedger = (options?: { readonly model?: string | undefined 
 /**
  * One response's report for {@link recordUsage}.
  *
- * @example
- * ```ts
- * import type { UsageReport } from "@ctxkit/budget"
- *
- * const report: UsageReport = {
- *   usage: { prompt_tokens: 3_725, completion_tokens: 8 },
- *   messagesAtRequest: 27,
- *   epoch: 0,
- *   truncated: false
- * }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface UsageReport {
@@ -139,15 +105,7 @@ export interface UsageReport {
  * - `duplicate`: this response was already recorded — unchanged (usage is never counted twice);
  * - `invalid`: `messagesAtRequest` is not a whole number ≥ 0 — unchanged.
  *
- * @example
- * ```ts
- * import { type LedgerUpdate, makeUsageLedger, recordUsage } from "@ctxkit/budget"
- *
- * const update: LedgerUpdate = recordUsage(makeUsageLedger(), { usage: {}, messagesAtRequest: 3, truncated: false })
- * update.reason // "no-usage"
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface LedgerUpdate {
@@ -175,11 +133,11 @@ const record = (ledger: UsageLedger, report: UsageReport): LedgerUpdate => {
   const base = model !== undefined && current.model !== undefined && current.model !== model
     ? clear(current, "model-change")
     : current
-  const sample = new UsageSample({
+  const sample = {
     tokens: usage.prompt + usage.output,
     count: at + 1,
     ...(responseId !== undefined ? { responseId } : {})
-  })
+  }
   const next = new UsageLedger({
     sample,
     epoch: base.epoch,
@@ -264,14 +222,7 @@ export const clearUsageLedger: {
  * the parts outside `messages` that usage includes (instructions, tool catalog), and the calibration that
  * scales estimates.
  *
- * @example
- * ```ts
- * import type { LedgerUsedOptions } from "@ctxkit/budget"
- *
- * const options: LedgerUsedOptions<unknown> = { messages: [], fixedTokens: 1_200 }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface LedgerUsedOptions<M> extends CostOptions<M> {
@@ -289,15 +240,7 @@ export interface LedgerUsedOptions<M> extends CostOptions<M> {
 /**
  * The tokens the conversation uses now, and how they were found.
  *
- * @example
- * ```ts
- * import { ledgerUsed, type LedgerUsed, makeUsageLedger } from "@ctxkit/budget"
- *
- * const used: LedgerUsed = ledgerUsed(makeUsageLedger(), { messages: [{ role: "user", content: "hi" }] })
- * used.basis // "estimate"
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface LedgerUsed {

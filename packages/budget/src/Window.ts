@@ -13,7 +13,7 @@ import { describeValue } from "./internal/format.ts"
  *
  * @example
  * ```ts
- * import { isTrustedWindow, WINDOW_TRUST_LIMIT } from "@ctxkit/budget"
+ * import { isTrustedWindow, WINDOW_TRUST_LIMIT } from "@ctxkit/budget/Window"
  *
  * WINDOW_TRUST_LIMIT // 2_000_000
  * isTrustedWindow(2_000_000) // true
@@ -30,7 +30,7 @@ export const WINDOW_TRUST_LIMIT = 2_000_000
  *
  * @example
  * ```ts
- * import { isTrustedWindow } from "@ctxkit/budget"
+ * import { isTrustedWindow } from "@ctxkit/budget/Window"
  *
  * isTrustedWindow(128_000) // true
  * isTrustedWindow(0) // false
@@ -49,14 +49,7 @@ export const isTrustedWindow = (window: unknown): window is number =>
  * the others is known: a number (the tutorial assumes 4,096 and warns) or `undefined` (unknown: budgets use
  * the character budget).
  *
- * @example
- * ```ts
- * import type { WindowCandidates } from "@ctxkit/budget"
- *
- * const candidates: WindowCandidates = { configured: undefined, catalog: 32_768, fallback: 4_096 }
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface WindowCandidates {
@@ -74,16 +67,7 @@ export interface WindowCandidates {
  * The window to use, where it came from, whether it is trusted, and the warnings to show: an ignored absurd
  * value, and a fallback (always warned).
  *
- * @example
- * ```ts
- * import { resolveWindow, type ResolvedWindow } from "@ctxkit/budget"
- *
- * const resolved: ResolvedWindow = resolveWindow({ configured: 8_192, fallback: 4_096 })
- * resolved.window // 8192
- * resolved.source // "config"
- * ```
- *
- * @category models
+ * @inline
  * @since 0.1.0
  */
 export interface ResolvedWindow {

@@ -2,23 +2,41 @@
  * `@ctxkit/budget`: token counting, context windows, the reply reserve, compaction triggers, the usage ledger
  * and calibration. Pure functions only. Exact counters live in subpath modules (`@ctxkit/budget/o200k`,
  * `/cl100k`, `/llama3`, `/qwen3`, `/gemma3`, `/deepseekV3`) so that nobody loads a vocabulary they do not use.
+ * The root exports what users call or read; each module (`@ctxkit/budget/Window`, …) also exports its
+ * constants and helpers.
  *
  * @since 0.1.0
  */
 
-export * from "./Calibration.ts"
-export * from "./CompactionTriggers.ts"
-export * from "./ContextBar.ts"
-export * from "./CostCache.ts"
-export * from "./Diagnostics.ts"
-export * from "./EffectiveBudget.ts"
-export * from "./EstimateTokens.ts"
-export * from "./MessageCost.ts"
-export * from "./RequestChars.ts"
-export * from "./Reserve.ts"
-export * from "./RunTokenBudget.ts"
-export * from "./TokenCounter.ts"
-export * from "./ToolCatalog.ts"
-export * from "./Usage.ts"
-export * from "./UsageLedger.ts"
-export * from "./Window.ts"
+export { applyCalibration, calibrate, Calibration, uncalibrated } from "./Calibration.ts"
+export { charRuleFires, shouldCompactContext } from "./CompactionTriggers.ts"
+export { ContextBar, contextBar } from "./ContextBar.ts"
+export { CostCache, makeCostCache } from "./CostCache.ts"
+export {
+  type BudgetDiagnostic,
+  CatalogUnreadable,
+  CounterFailed,
+  MeasureInvalid,
+  ScaleClamped,
+  SettingAdjusted,
+  WindowFallback,
+  WindowIgnored
+} from "./Diagnostics.ts"
+export { DEFAULT_MAX_CONTEXT_CHARS, effectiveBudget } from "./EffectiveBudget.ts"
+export { estimateTokens, type TokenEstimate } from "./EstimateTokens.ts"
+export {
+  type ConversationCost,
+  conversationCost,
+  type CostOptions,
+  DEFAULT_PER_MESSAGE_OVERHEAD,
+  messageCost
+} from "./MessageCost.ts"
+export { requestChars } from "./RequestChars.ts"
+export { available, reserve } from "./Reserve.ts"
+export { runTokenBudget } from "./RunTokenBudget.ts"
+export { approximateCounter, type Counter, type MessageCounter, toCounter, type TokenCounter } from "./TokenCounter.ts"
+export { TokenTally } from "./TokenTally.ts"
+export { toolCatalogCost } from "./ToolCatalog.ts"
+export { promptTokens } from "./Usage.ts"
+export { clearUsageLedger, ledgerUsed, makeUsageLedger, recordUsage, UsageLedger } from "./UsageLedger.ts"
+export { resolveWindow } from "./Window.ts"

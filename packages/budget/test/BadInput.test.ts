@@ -4,10 +4,10 @@
  * cyclic values, surrogate pairs / combining marks / NUL. The result is a value or a diagnostic — never a
  * throw, never a non-finite number, never a mutated input.
  */
-import * as Budget from "@ctxkit/budget"
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import * as Budget from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
 import { brokenCounters, nonFiniteNumbers } from "./helpers.ts"
 
@@ -52,7 +52,6 @@ const entries: ReadonlyArray<Entry> = [
   ["available", (a, b, c) => Budget.available(a as number, b as number, c as number)],
   ["shouldCompactContext", (a) => Budget.shouldCompactContext(a as Budget.ContextTriggerInput)],
   ["charRuleFires", (a) => Budget.charRuleFires(a as Budget.CharRuleInput)],
-  ["compactionDue", (a) => Budget.compactionDue(a as Budget.CompactionInput)],
   ["runTokenBudget", (a) => Budget.runTokenBudget(a as number)],
   ["readUsage", (a) => Budget.readUsage(a)],
   ["promptTokens", (a) => Budget.promptTokens(a)],
@@ -172,11 +171,7 @@ describe("bad input: every entry point", () => {
     assert.strictEqual(chars.request, 150_000_000)
     assert.strictEqual(chars.conversation, 100_000_000)
     assert.isTrue(
-      Budget.compactionDue({
-        usedTokens: 25_000_008,
-        requestChars: chars.request,
-        conversationChars: chars.conversation
-      }).compact
+      Budget.shouldCompactContext({ usedTokens: 25_000_008, requestChars: chars.request }).compact
     )
   })
 

@@ -1,3 +1,5 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import {
   available,
   ContextBar,
@@ -10,9 +12,7 @@ import {
   RUN_TOKEN_BUDGET_MIN,
   RUN_TOKEN_BUDGET_UNKNOWN_WINDOW,
   runTokenBudget
-} from "@ctxkit/budget"
-import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
+} from "./all.ts"
 
 const LARGE = 1_000_000
 

@@ -1,18 +1,17 @@
+import { assert, describe, it } from "@effect/vitest"
+import { pipe } from "effect/Function"
+import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import {
   applyCalibration,
   calibrate,
   Calibration,
   CALIBRATION_MAX_SCALE,
   CALIBRATION_MIN_SCALE,
-  CalibrationSample,
   promptTokens,
   ScaleClamped,
   uncalibrated
-} from "@ctxkit/budget"
-import { assert, describe, it } from "@effect/vitest"
-import { pipe } from "effect/Function"
-import * as Schema from "effect/Schema"
-import * as fc from "fast-check"
+} from "./all.ts"
 
 describe("calibrate", () => {
   it("a good sample scales later estimates by tokens / estimate", () => {
@@ -21,7 +20,7 @@ describe("calibrate", () => {
     assert.isTrue(update.accepted)
     assert.deepStrictEqual(
       update.calibration,
-      new Calibration({ sample: new CalibrationSample({ tokens: 4_400, estimate: 4_000 }), scale: 1.1, clamped: false })
+      new Calibration({ sample: { tokens: 4_400, estimate: 4_000 }, scale: 1.1, clamped: false })
     )
     assert.strictEqual(applyCalibration(1_000, update.calibration), 1_100)
     assert.strictEqual(pipe(1_000, applyCalibration(update.calibration)), 1_100)

@@ -1,7 +1,9 @@
+import { formats } from "@ctxkit/core"
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import {
   CHAR_RULE_GROWTH_MARGIN,
   charRuleFires,
-  compactionDue,
   DEFAULT_COMPACTION_THRESHOLD,
   MAX_COMPACTION_THRESHOLD,
   MeasureInvalid,
@@ -9,10 +11,7 @@ import {
   requestChars,
   SettingAdjusted,
   shouldCompactContext
-} from "@ctxkit/budget"
-import { formats } from "@ctxkit/core"
-import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
+} from "./all.ts"
 import { nonFiniteNumbers } from "./helpers.ts"
 
 describe("shouldCompactContext: the window rule", () => {
@@ -197,37 +196,13 @@ describe("charRuleFires: the independent char rule", () => {
   })
 })
 
-describe("compactionDue: either rule fires", () => {
+describe("the two rules are independent", () => {
   it("the char rule fires even when a 1M window says there is room", () => {
-    const verdict = compactionDue({
-      usedTokens: 190_000,
-      requestChars: 760_000,
-      conversationChars: 700_000,
-      window: 1_000_000
-    })
-    assert.isFalse(verdict.context.compact)
-    assert.isTrue(verdict.charRule.compact)
-    assert.isTrue(verdict.compact)
-    assert.strictEqual(verdict.decidedBy, "char-budget")
-  })
-
-  it("the window rule is named first when both fire; none when neither; disabled with auto: false", () => {
-    const both = compactionDue({ usedTokens: 4_000, requestChars: 700_000, conversationChars: 700_000, window: 4_096 })
-    assert.strictEqual(both.decidedBy, "window")
-    const none = compactionDue({ usedTokens: 10, requestChars: 40, conversationChars: 40, window: 4_096 })
-    assert.strictEqual(none.decidedBy, "none")
-    assert.isFalse(none.compact)
-    const off = compactionDue({
-      usedTokens: 4_000,
-      requestChars: 700_000,
-      conversationChars: 700_000,
-      window: 4_096,
-      auto: false
-    })
-    assert.isFalse(off.compact)
-    assert.strictEqual(off.decidedBy, "disabled")
-    const fallback = compactionDue({ usedTokens: 0, requestChars: 800_000, conversationChars: 10 })
-    assert.strictEqual(fallback.decidedBy, "chars")
+    const context = shouldCompactContext({ usedTokens: 190_000, requestChars: 760_000, window: 1_000_000 })
+    const charRule = charRuleFires({ conversationChars: 700_000 })
+    assert.isFalse(context.compact)
+    assert.isTrue(charRule.compact)
+    assert.strictEqual(charRule.decidedBy, "char-budget")
   })
 })
 

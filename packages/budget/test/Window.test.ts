@@ -1,3 +1,5 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import {
   DEFAULT_MAX_CONTEXT_CHARS,
   effectiveBudget,
@@ -6,9 +8,7 @@ import {
   WINDOW_TRUST_LIMIT,
   WindowFallback,
   WindowIgnored
-} from "@ctxkit/budget"
-import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
+} from "./all.ts"
 
 const untrusted = [0, -1, -4_096, Number.NaN, Infinity, -Infinity, 2_000_001, 10_000_000, Number.MAX_VALUE]
 

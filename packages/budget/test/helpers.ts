@@ -2,7 +2,7 @@
  * Shared test helpers for @ctxkit/budget: instrumented and broken counters, and a walk that finds any number
  * that is not finite in a result.
  */
-import type { TokenCounter } from "@ctxkit/budget"
+import type { TokenCounter } from "../src/TokenCounter.ts"
 
 /** A counter that records every text it is asked to count (approximate counts). */
 export const countingCounter = (id = "counting"): { readonly counter: TokenCounter; readonly seen: Array<string> } => {

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { CounterFailed, TokenCounter } from "@ctxkit/budget"
+import type { Counter, CounterFailed } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
@@ -37,7 +37,7 @@ export interface TokenCapOptions {
   /** The largest fraction of `available` a result may take, in (0, 1]. Default 0.2. */
   readonly share?: number | undefined
   /** How to count. Default `approximateCounter`; a counter that throws or returns NaN falls back to it. */
-  readonly counter?: TokenCounter | ((text: string) => number) | undefined
+  readonly counter?: Counter | undefined
 }
 
 /**

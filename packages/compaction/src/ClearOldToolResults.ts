@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { CounterFailed, TokenCounter } from "@ctxkit/budget"
+import type { Counter, CounterFailed } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
@@ -51,7 +51,7 @@ export interface ClearOptions<M> {
   readonly clearAtLeast?: number | undefined
   readonly excludeTools?: ReadonlyArray<string> | undefined
   readonly format?: MessageFormat<M> | undefined
-  readonly counter?: TokenCounter | ((text: string) => number) | undefined
+  readonly counter?: Counter | undefined
 }
 
 /**

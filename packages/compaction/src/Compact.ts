@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type CostCache, makeCostCache, type TokenCounter } from "@ctxkit/budget"
+import { type CostCache, type Counter, makeCostCache, type TokenCounter } from "@ctxkit/budget"
 import { CompactionFailed, detectFormat, formats, type MessageFormat } from "@ctxkit/core"
 import type { RequestSample } from "@ctxkit/overflow"
 import * as Cause from "effect/Cause"
@@ -75,7 +75,7 @@ export interface CompactOptions<M> {
   /** Milliseconds each plugin hook may run (default 5,000). */
   readonly hookTimeoutMs?: number | undefined
   /** Counter of the before/after estimates and of the request estimate. Default: approximate (≈ 4 chars/token). */
-  readonly counter?: TokenCounter | ((text: string) => number) | undefined
+  readonly counter?: Counter | undefined
   /**
    * A cost cache kept across calls (`makeCostCache()` from `@ctxkit/budget`, one per session): messages already
    * counted are not counted again. Without one, each call uses its own, so every message is counted once.

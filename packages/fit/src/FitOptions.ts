@@ -4,12 +4,13 @@
  *
  * @since 0.1.0
  */
-import type { CostCache, TokenCounter } from "@ctxkit/budget"
+import type { CostCache, Counter } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 
 /**
- * How to count tokens: a `TokenCounter` from `@ctxkit/budget` (`approximateCounter`, an exact counter), or a
- * plain `(text) => number`. Either way a counter that throws or returns NaN never crashes fitting: the text is
+ * How to count tokens: `Counter` from `@ctxkit/budget` — a `TokenCounter` (`approximateCounter`, an exact
+ * counter), a `MessageCounter` that prices whole messages with their framing (`o200kChatCounter`), or a plain
+ * `(text) => number`. Either way a counter that throws or returns NaN never crashes fitting: the text is
  * counted approximately and a `CounterFailed` diagnostic says so.
  *
  * @example
@@ -24,7 +25,7 @@ import type { MessageFormat } from "@ctxkit/core"
  * @category models
  * @since 0.1.0
  */
-export type CountTokens = TokenCounter | ((text: string) => number)
+export type CountTokens = Counter
 
 /**
  * Opt-in compression: an unprotected message whose text costs more than `threshold` tokens keeps its head and

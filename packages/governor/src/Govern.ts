@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type BudgetDiagnostic, conversationCost, type CostCache, type TokenCounter } from "@ctxkit/budget"
+import { type BudgetDiagnostic, conversationCost, type CostCache, type Counter } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
@@ -157,7 +157,7 @@ export interface GovernOptions<M> {
   readonly policyVersion?: 1 | undefined
   readonly toolKinds?: ToolKinds | undefined
   readonly format?: MessageFormat<M> | undefined
-  readonly counter?: TokenCounter | undefined
+  readonly counter?: Counter | undefined
   readonly cache?: CostCache | undefined
   readonly hashReads?: boolean | undefined
   readonly request?: number | undefined

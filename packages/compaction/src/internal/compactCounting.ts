@@ -8,10 +8,10 @@ import { conversationCost, type CostCache, estimateTokens, type TokenCounter } f
 import type { MessageFormat } from "@ctxkit/core"
 import type { SummaryRequest } from "../Summarizer.ts"
 
-/** The counter the options name, read as capping and clearing read it. */
-export { counterOf } from "./capCounting.ts"
+/** The counter the options name: `toCounter` from `@ctxkit/budget`, as capping and clearing read it. */
+export { toCounter as counterOf } from "@ctxkit/budget"
 
-/** Estimated tokens of `messages` (text of each message plus the per-message overhead). */
+/** Estimated tokens of `messages` (each message's text plus the per-message overhead, or its `countMessage` price). */
 export const messagesTokens = <M>(
   messages: ReadonlyArray<M>,
   format: MessageFormat<M>,

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { approximateCounter, type CostCache, type TokenCounter } from "@ctxkit/budget"
+import { approximateCounter, type CostCache, toCounter, type TokenCounter } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import type { GovernMode, GovernOptions } from "../Govern.ts"
 import { GovernorSettingAdjusted } from "../GovernorDiagnostics.ts"
@@ -89,7 +89,9 @@ export const settingsOf = <M>(options: GovernOptions<M> | undefined): Settings<M
     request,
     toolKinds: isRecord(o.toolKinds) ? o.toolKinds : seedToolKinds,
     format: isRecord(o.format) ? o.format : (formats.auto as MessageFormat<M>),
-    counter: isRecord(o.counter) && typeof o.counter.count === "function" ? o.counter : approximateCounter,
+    counter: typeof o.counter === "function" || (isRecord(o.counter) && typeof o.counter.count === "function")
+      ? toCounter(o.counter)
+      : approximateCounter,
     cache: o.cache,
     hashReads: o.hashReads === true,
     previouslyElided,

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import type { TokenCounter } from "@ctxkit/budget"
+import { type Counter, estimateTokens } from "@ctxkit/budget"
 
 const NON_ASCII = /[\u007f-\uffff]/g
 
@@ -22,16 +22,11 @@ export const lineNumber = (value: unknown): number | undefined =>
 export const digestPrefix = (sha256: unknown): string | undefined =>
   typeof sha256 === "string" && /^[0-9a-fA-F]{8}/.test(sha256) ? sha256.slice(0, 8).toLowerCase() : undefined
 
-/** Counts with `counter`, falling back to `ceil(length / 4)` when it throws or returns something not a count. */
-export const safeCount = (counter: TokenCounter, text: string): number => {
-  let n: unknown
-  try {
-    n = counter.count(text)
-  } catch {
-    return Math.ceil(text.length / 4)
-  }
-  return typeof n === "number" && n >= 0 && n <= Number.MAX_SAFE_INTEGER ? Math.ceil(n) : Math.ceil(text.length / 4)
-}
+/**
+ * Counts with `counter`, guarded by `@ctxkit/budget` (`estimateTokens`): a counter that throws or returns
+ * something not a count gives the approximate count.
+ */
+export const safeCount = (counter: Counter, text: string): number => estimateTokens(text, counter).tokens
 
 /** Whether every character of `text` is printable ASCII (no newline, no control character). */
 export const isOneAsciiLine = (text: string): boolean => /^[\u0020-\u007e]*$/.test(text)
