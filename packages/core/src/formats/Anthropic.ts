@@ -9,6 +9,7 @@ import type { ConversationIssue } from "../Errors.ts"
 import { attachment, measureBase64, measureUrl, mimeField, utf8Bytes } from "../internal/attachments.ts"
 import { describe, issue } from "../internal/issues.ts"
 import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "../internal/read.ts"
+import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import {
   type AttachmentInfo,
@@ -369,6 +370,7 @@ export const anthropic: MessageFormat<AnthropicMessage> = makeFormat<AnthropicMe
     return out
   },
   isPinned: (message) => flag(message, "pinned") || flag(rec(message, "meta"), "pinned"),
+  source: (message) => sourceOf(message, rec(message, "meta")),
   id: (message) => str(message, "id"),
   meta: (message) => rec(message, "meta"),
   text: (message) => {

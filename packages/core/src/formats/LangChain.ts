@@ -21,6 +21,7 @@ import {
   str,
   withFields
 } from "../internal/read.ts"
+import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import {
   type AttachmentInfo,
@@ -492,6 +493,10 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
     if (flag(ctxkitOf(view), "summary")) return true
     const role = roleOfView(view)
     return (role === "user" || role === "system") && isSummaryText(firstText(contentOfBody(view.body), TEXT))
+  },
+  source: (message) => {
+    const view = viewOf(message)
+    return sourceOf(view.body, ctxkitOf(view)) ?? sourceOf(message, undefined)
   },
   id: (message) => str(viewOf(message).body, "id"),
   meta: (message) => ctxkitOf(viewOf(message)),
