@@ -238,6 +238,12 @@ export interface MessageFormat<M> {
     callIds: ReadonlySet<string>,
     approvalIds?: ReadonlySet<string>
   ) => M | undefined
+  /**
+   * The message without its reasoning (AI SDK and `effect/ai` reasoning parts, Anthropic thinking blocks,
+   * LangChain reasoning blocks; an OpenAI Responses reasoning item is all reasoning), or `undefined` when
+   * nothing meaningful is left. The message itself when it has none.
+   */
+  readonly withoutReasoning: (message: M) => M | undefined
   /** A new message in this format carrying `text` (an inserted summary, checkpoint or invariants block). */
   readonly makeNote: (text: string, options: NoteOptions) => M
   /**
@@ -285,6 +291,7 @@ export type FormatSpec<M> =
     | "ownText"
     | "attachments"
     | "approvals"
+    | "withoutReasoning"
   >
   & Partial<
     Pick<
@@ -301,6 +308,7 @@ export type FormatSpec<M> =
       | "ownText"
       | "attachments"
       | "approvals"
+      | "withoutReasoning"
     >
   >
 
@@ -312,7 +320,7 @@ const noApprovals = (): ReadonlyArray<ApprovalInfo> => []
 /**
  * Builds a {@link MessageFormat} from the functions that are specific to a wire format. Defaults:
  * `links` from `forEachLink` when given, else from `toolCalls` and `toolResults`; `forEachLink` from `links`; nothing attaches to the next message; nothing is pinned or
- * a summary; no approvals; `ownText` is `text` (the result texts for a tool message); no attachments; a message is protected when pinned, or when it is a system message whose `source` is absent
+ * a summary; no approvals and no reasoning to remove; `ownText` is `text` (the result texts for a tool message); no attachments; a message is protected when pinned, or when it is a system message whose `source` is absent
  * or `"system"`; no id, no source, no metadata.
  *
  * @example
@@ -383,6 +391,7 @@ export const makeFormat = <M>(spec: FormatSpec<M>): MessageFormat<M> => {
         : spec.text(message)),
     attachments: spec.attachments ?? noAttachments,
     approvals: spec.approvals ?? noApprovals,
+    withoutReasoning: spec.withoutReasoning ?? ((message: M): M | undefined => message),
     source,
     id: spec.id ?? none,
     meta: spec.meta ?? none

@@ -370,8 +370,9 @@ export const toolGroups = <M = unknown>(
   const orphanResponses: Array<OrphanApprovalResponse> = []
   for (const [approvalId, state] of approvals) {
     if (state.responseAt === undefined) continue
-    if (state.callId === undefined) orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
-    else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
+    if (state.callId === undefined) {
+      orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
+    } else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
   }
 
   // An unanswered call is dangling, unless its approval was answered (then it awaits execution).
@@ -382,7 +383,12 @@ export const toolGroups = <M = unknown>(
     unanswered.push(
       approval === undefined
         ? new DanglingCall({ callId, index: state.issuer })
-        : new AwaitingExecution({ callId, approvalId: approval.approvalId, approved: approval.approved, index: state.issuer })
+        : new AwaitingExecution({
+          callId,
+          approvalId: approval.approvalId,
+          approved: approval.approved,
+          index: state.issuer
+        })
     )
   }
   if (unanswered.length > 1) unanswered.sort((a, b) => a.index - b.index)

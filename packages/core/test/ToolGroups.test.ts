@@ -161,9 +161,24 @@ describe("toolGroups laws, on generated conversations in every format", () => {
               else assert.strictEqual(groupOf[at], groupOf[i])
             }
           })
-          const dangling = [...callers.keys()].filter((id) => !answered.has(id)).length
+          // A call whose approval was answered awaits execution; an answer with no request is an orphan.
+          const requests = new Map<string, string>()
+          const responses = new Set<string>()
+          for (const m of rendered.messages) {
+            for (const a of format.approvals(m)) {
+              if (a.kind === "request") requests.set(a.approvalId, a.callId)
+              else responses.add(a.approvalId)
+            }
+          }
+          const approvedCalls = new Set([...requests].filter(([id]) => responses.has(id)).map(([, callId]) => callId))
+          const unanswered = [...callers.keys()].filter((id) => !answered.has(id))
+          const dangling = unanswered.filter((id) => !approvedCalls.has(id)).length
+          const awaiting = unanswered.length - dangling
+          const orphanResponses = [...responses].filter((id) => !requests.has(id)).length
           assert.strictEqual(diagnostics.filter((d) => d._tag === "OrphanResult").length, orphans)
           assert.strictEqual(diagnostics.filter((d) => d._tag === "DanglingCall").length, dangling)
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "AwaitingExecution").length, awaiting)
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "OrphanApprovalResponse").length, orphanResponses)
           assert.strictEqual(diagnostics.filter((d) => d._tag === "ReusedCallId").length, 0)
         }),
         { numRuns: 300 }

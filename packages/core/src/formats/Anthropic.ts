@@ -421,6 +421,13 @@ export const anthropic: MessageFormat<AnthropicMessage> = makeFormat<AnthropicMe
     if (remaining.every((block) => THINKING.has(typeOf(block)))) return undefined
     return withFields(message, { content: remaining })
   },
+  withoutReasoning: (message) => {
+    const blocks = blocksOf(message)
+    const remaining = blocks.filter((block) => !THINKING.has(typeOf(block)))
+    if (remaining.length === blocks.length) return message
+    if (remaining.every((block) => typeOf(block) === "text" && (str(block, "text") ?? "") === "")) return undefined
+    return withFields(message, { content: remaining })
+  },
   makeNote: (text, options) => ({
     role: options.role,
     content: text,

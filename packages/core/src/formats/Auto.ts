@@ -196,6 +196,7 @@ export const auto: MessageFormat<unknown> = {
   withText: (m, text) => detectMessageFormat(m).withText(m, text),
   withResultText: (m, callId, text) => detectMessageFormat(m).withResultText(m, callId, text),
   withoutToolParts: (m, callIds, approvalIds) => detectMessageFormat(m).withoutToolParts(m, callIds, approvalIds),
+  withoutReasoning: (m) => detectMessageFormat(m).withoutReasoning(m),
   makeNote: (text, options) => ({ role: options.role, content: text }),
   makeToolResults: (issuer, calls, text, options) =>
     detectMessageFormat(issuer).makeToolResults(issuer, calls, text, options),

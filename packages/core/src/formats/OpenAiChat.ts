@@ -146,7 +146,7 @@ export const openaiChat: MessageFormat<OpenAiChatMessage> = makeFormat<OpenAiCha
     return [{ callId, name: str(message, "name"), isError: false, text: contentText(content(message), TEXT) }]
   },
   isPinned: (message) => flag(message, "pinned"),
-  source: (message) => sourceOf(message, undefined),
+  source: (message) => sourceOf(message, rec(message, "meta")),
   isSummary: (message) => {
     const role = roleOf(message)
     return (role === "user" || role === "system") && isSummaryText(firstText(content(message), TEXT))

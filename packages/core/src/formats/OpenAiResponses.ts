@@ -649,6 +649,7 @@ export const openaiResponses: MessageFormat<OpenAiResponsesItem> = makeFormat<Op
         return item
     }
   },
+  withoutReasoning: (item) => kindOf(item) === "reasoning" ? undefined : item,
   makeNote: (text, options) => ({
     role: options.role,
     content: text,

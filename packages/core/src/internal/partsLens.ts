@@ -299,6 +299,14 @@ export const makePartsFormat = <M>(dialect: PartDialect<M>): MessageFormat<M> =>
       if (remaining.every(isFiller)) return undefined
       return withFields(message, { content: remaining })
     },
+    withoutReasoning: (message) => {
+      const content = contentOf(message)
+      if (!Array.isArray(content)) return message
+      const remaining = content.filter((part) => str(part, "type") !== "reasoning")
+      if (remaining.length === content.length) return message
+      if (remaining.every(isFiller)) return undefined
+      return withFields(message, { content: remaining })
+    },
     makeNote: (text, options) => {
       const ctxkit = {
         ...(options.kind === "summary" ? { summary: true } : {}),
