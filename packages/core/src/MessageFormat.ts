@@ -190,7 +190,11 @@ export interface MessageFormat<M> {
   readonly toolCalls: (message: M) => ReadonlyArray<ToolCallInfo>
   /** The tool results the message carries, in order. */
   readonly toolResults: (message: M) => ReadonlyArray<ToolResultInfo>
-  /** The approval requests and responses the message carries, in order (none in formats without approvals). */
+  /**
+   * The approval requests and responses the message carries, in order (none in formats without approvals).
+   * Each approval part also carries a `ref` link (so that a request and its response are grouped): `toolGroups`
+   * asks only messages with a `ref` link for their approvals.
+   */
   readonly approvals: (message: M) => ReadonlyArray<ApprovalInfo>
   /**
    * True when the message must travel with the one right after it (an OpenAI Responses `reasoning`
@@ -315,7 +319,8 @@ export type FormatSpec<M> =
 const never = (): boolean => false
 const none = (): undefined => undefined
 const noAttachments = (): ReadonlyArray<AttachmentInfo> => []
-const noApprovals = (): ReadonlyArray<ApprovalInfo> => []
+const NO_APPROVALS: ReadonlyArray<ApprovalInfo> = Object.freeze([])
+const noApprovals = (): ReadonlyArray<ApprovalInfo> => NO_APPROVALS
 
 /**
  * Builds a {@link MessageFormat} from the functions that are specific to a wire format. Defaults:

@@ -298,8 +298,11 @@ export const toolGroups = <M = unknown>(
 
   // `i` is the message being walked; `visit` is given to `forEachLink` once, not made per message.
   let i = 0
+  // Whether message `i` has a `ref` link: only such a message can carry approvals.
+  let hasRef = false
   const visit = (kind: Link["kind"], id: string): void => {
     if (kind === "ref") {
+      hasRef = true
       const first = firstWithKey.get(id)
       if (first === undefined) firstWithKey.set(id, i)
       else union(first, i)
@@ -338,8 +341,10 @@ export const toolGroups = <M = unknown>(
   }
   for (; i < n; i++) {
     const message = messages[i]!
+    hasRef = false
     format.forEachLink(message, visit)
     if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
+    if (!hasRef) continue
     for (const approval of format.approvals(message)) {
       let state = approvals.get(approval.approvalId)
       if (state === undefined) {
