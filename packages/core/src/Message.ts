@@ -186,7 +186,9 @@ export type Content = typeof Content.Type
 
 /**
  * Where a system block came from. Only `"system"` (or no source) makes a system message protected;
- * memory, lorebook, persona, plugin and instructions blocks may be dropped by a fitting strategy.
+ * memory, lorebook, persona, plugin and instructions blocks, and `"reminder"` (a mid-conversation system
+ * reminder), may be dropped by a fitting strategy. Every format reads it the same way: a `source` field on
+ * the message, or `source` in the format's ctxkit metadata (`providerOptions.ctxkit` in the AI SDK, …).
  *
  * @example
  * ```ts
@@ -198,7 +200,15 @@ export type Content = typeof Content.Type
  * @category schemas
  * @since 0.1.0
  */
-export const SystemSource = Schema.Literals(["system", "memory", "lorebook", "persona", "plugin", "instructions"])
+export const SystemSource = Schema.Literals([
+  "system",
+  "memory",
+  "lorebook",
+  "persona",
+  "plugin",
+  "instructions",
+  "reminder"
+])
 
 /**
  * @category models

@@ -87,6 +87,28 @@ export type Link =
   | { readonly kind: "ref"; readonly key: string }
 
 /**
+ * One approval part a message carries (AI SDK and `effect/ai` tool approvals): the `request` the framework
+ * made for a call, or the user's `response` to it, both named by `approvalId`. A call whose approval was
+ * answered and that has no result yet is awaiting execution, not dangling.
+ *
+ * @example
+ * ```ts
+ * import { formats } from "@ctxkit/core"
+ *
+ * formats.aiSdk.approvals({
+ *   role: "tool",
+ *   content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }]
+ * }) // [{ kind: "response", approvalId: "a1", approved: true }]
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ApprovalInfo =
+  | { readonly kind: "request"; readonly approvalId: string; readonly callId: string }
+  | { readonly kind: "response"; readonly approvalId: string; readonly approved: boolean }
+
+/**
  * An image or file a message carries, as a summarizer may mention it: its MIME type, its size in bytes
  * (decoded size of inline base64 data; `0` when only a URL is known and no size is recorded) and, for
  * images, the pixel size when the format records it. Never the bytes themselves.
@@ -176,6 +198,12 @@ export interface MessageFormat<M> {
   /** The tool results the message carries, in order. */
   toolResults(message: M): ReadonlyArray<ToolResultInfo>
   /**
+   * The approval requests and responses the message carries, in order (none in formats without approvals).
+   * Each approval part also carries a `ref` link (so that a request and its response are grouped): `toolGroups`
+   * asks only messages with a `ref` link for their approvals.
+   */
+  approvals(message: M): ReadonlyArray<ApprovalInfo>
+  /**
    * True when the message must travel with the one right after it (an OpenAI Responses `reasoning`
    * item belongs to the call or message that follows it).
    */
@@ -212,10 +240,17 @@ export interface MessageFormat<M> {
   /** The message with the text of the result answering `callId` replaced; the message itself if it has none. */
   withResultText(message: M, callId: string, text: string): M
   /**
-   * The message without the calls and results whose ids are in `callIds` (and the approval parts that
-   * refer to them), or `undefined` when nothing meaningful is left.
+   * The message without the calls and results whose ids are in `callIds`, the approval requests for those
+   * calls, and the approval parts (requests and responses) whose approval id is in `approvalIds`; or
+   * `undefined` when nothing meaningful is left.
    */
-  withoutToolParts(message: M, callIds: ReadonlySet<string>): M | undefined
+  withoutToolParts(message: M, callIds: ReadonlySet<string>, approvalIds?: ReadonlySet<string>): M | undefined
+  /**
+   * The message without its reasoning (AI SDK and `effect/ai` reasoning parts, Anthropic thinking blocks,
+   * LangChain reasoning blocks; an OpenAI Responses reasoning item is all reasoning), or `undefined` when
+   * nothing meaningful is left. The message itself when it has none.
+   */
+  withoutReasoning(message: M): M | undefined
   /** A new message in this format carrying `text` (an inserted summary, checkpoint or invariants block). */
   makeNote(text: string, options: NoteOptions): M
   /**
@@ -287,6 +322,8 @@ export type FormatSpec<M> =
     | "forEachLink"
     | "ownText"
     | "attachments"
+    | "approvals"
+    | "withoutReasoning"
   >
   & Partial<
     Pick<
@@ -302,17 +339,21 @@ export type FormatSpec<M> =
       | "forEachLink"
       | "ownText"
       | "attachments"
+      | "approvals"
+      | "withoutReasoning"
     >
   >
 
 const never = (): boolean => false
 const none = (): undefined => undefined
 const noAttachments = (): ReadonlyArray<AttachmentInfo> => []
+const NO_APPROVALS: ReadonlyArray<ApprovalInfo> = Object.freeze([])
+const noApprovals = (): ReadonlyArray<ApprovalInfo> => NO_APPROVALS
 
 /**
  * Builds a {@link MessageFormat} from the functions that are specific to a wire format. Defaults:
  * `links` from `forEachLink` when given, else from `toolCalls` and `toolResults`; `forEachLink` from `links`; nothing attaches to the next message; nothing is pinned or
- * a summary; `ownText` is `text` (the result texts for a tool message); no attachments; a message is protected when pinned, or when it is a system message whose `source` is absent
+ * a summary; no approvals and no reasoning to remove; `ownText` is `text` (the result texts for a tool message); no attachments; a message is protected when pinned, or when it is a system message whose `source` is absent
  * or `"system"`; no id, no source, no metadata.
  *
  * @example
@@ -382,6 +423,8 @@ export const makeFormat = <M>(spec: FormatSpec<M>): MessageFormat<M> => {
         ? toolResults(message).map((result) => result.text).join("\n")
         : spec.text(message)),
     attachments: spec.attachments ?? noAttachments,
+    approvals: spec.approvals ?? noApprovals,
+    withoutReasoning: spec.withoutReasoning ?? ((message: M): M | undefined => message),
     source,
     id: spec.id ?? none,
     meta: spec.meta ?? none

@@ -1,6 +1,7 @@
 /**
- * Making a conversation acceptable to providers that reject unpaired tool messages: orphan results are
- * dropped, dangling calls dropped or answered with a stub that says their outcome is unknown.
+ * Making a conversation acceptable to providers that reject unpaired tool messages: orphan results and orphan
+ * approval responses are dropped, dangling calls dropped or answered with a stub that says their outcome is
+ * unknown.
  *
  * @since 0.1.0
  */
@@ -84,6 +85,29 @@ export class CallStubbed extends Schema.TaggedClass<CallStubbed>("@ctxkit/core/C
 }) {}
 
 /**
+ * An approval part removed: a response whose request is nowhere (`OrphanApprovalResponse`), or the request
+ * or response of a call that was dropped.
+ *
+ * @example
+ * ```ts
+ * import { ApprovalDropped } from "@ctxkit/core"
+ *
+ * new ApprovalDropped({ approvalId: "a7", index: 5 })
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class ApprovalDropped extends Schema.TaggedClass<ApprovalDropped>("@ctxkit/core/ApprovalDropped")(
+  "ApprovalDropped",
+  {
+    approvalId: Schema.String,
+    /** Index in the input of the message that carried it. */
+    index: Schema.Number
+  }
+) {}
+
+/**
  * A message removed whole because nothing was left of it once its orphan results or dangling calls went.
  *
  * @example
@@ -114,7 +138,7 @@ export class MessageDropped extends Schema.TaggedClass<MessageDropped>("@ctxkit/
  * @category models
  * @since 0.1.0
  */
-export type RepairChange = OrphanDropped | CallDropped | CallStubbed | MessageDropped
+export type RepairChange = OrphanDropped | CallDropped | CallStubbed | ApprovalDropped | MessageDropped
 
 /**
  * Options of {@link repairPairs}.
@@ -130,9 +154,16 @@ export type RepairChange = OrphanDropped | CallDropped | CallStubbed | MessageDr
  * @since 0.1.0
  */
 export interface RepairOptions<M> {
-  /** What to do with a call that has no result: leave it, drop it, or answer it with a stub. Default `"stub"`. */
+  /**
+   * What to do with a call that has no result: leave it, drop it (with its approval request and response), or
+   * answer it with a stub. Default `"stub"`. A call whose approval was answered is awaiting execution, not
+   * dangling: it is never stubbed or dropped.
+   */
   readonly dangling?: "keep" | "drop" | "stub" | undefined
-  /** What to do with a result whose call is nowhere: leave it or drop it. Default `"drop"`. */
+  /**
+   * What to do with a result whose call is nowhere, and with an approval response whose request is nowhere:
+   * leave them or drop them. Default `"drop"`.
+   */
   readonly orphans?: "keep" | "drop" | undefined
   /** The wire format. Default `formats.auto`. */
   readonly format?: MessageFormat<M> | undefined
@@ -189,20 +220,32 @@ const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): 
   const stubText = options.stubText ?? UNKNOWN_OUTCOME_TEXT
   const { diagnostics } = toolGroups(messages, format)
 
-  const remove = new Set<string>()
-  const danglingAt = new Map<number, Set<string>>()
+  // Call ids whose calls and results go, approval ids whose requests and responses go, and per issuer index
+  // the dangling calls to answer with a stub.
+  const removeCalls = new Set<string>()
+  const removeApprovals = new Set<string>()
+  const stubAt = new Map<number, Set<string>>()
   for (const d of diagnostics) {
-    if (d._tag === "OrphanResult" && orphans === "drop") remove.add(d.callId)
-    else if (d._tag === "DanglingCall" && dangling !== "keep") {
-      if (dangling === "drop") remove.add(d.callId)
-      else {
-        const ids = danglingAt.get(d.index) ?? new Set<string>()
-        ids.add(d.callId)
-        danglingAt.set(d.index, ids)
+    if (d._tag === "OrphanResult" && orphans === "drop") removeCalls.add(d.callId)
+    else if (d._tag === "OrphanApprovalResponse" && orphans === "drop") removeApprovals.add(d.approvalId)
+    else if (d._tag === "DanglingCall" && dangling === "drop") removeCalls.add(d.callId)
+    else if (d._tag === "DanglingCall" && dangling === "stub") {
+      const ids = stubAt.get(d.index) ?? new Set<string>()
+      ids.add(d.callId)
+      stubAt.set(d.index, ids)
+    }
+  }
+  if (removeCalls.size === 0 && removeApprovals.size === 0 && stubAt.size === 0) {
+    return { messages, changes: [], diagnostics }
+  }
+  // A dropped call takes its approval with it: its request may sit in the issuer, its response far away.
+  if (removeCalls.size > 0) {
+    for (const message of messages) {
+      for (const approval of format.approvals(message)) {
+        if (approval.kind === "request" && removeCalls.has(approval.callId)) removeApprovals.add(approval.approvalId)
       }
     }
   }
-  if (remove.size === 0 && danglingAt.size === 0) return { messages, changes: [], diagnostics }
 
   const changes: Array<RepairChange> = []
   const out: Array<M> = []
@@ -218,11 +261,10 @@ const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): 
     const message = messages[i]!
     if (pending.length > 0 && format.role(message) !== "tool") flush()
     let kept: M | undefined = message
-    if (remove.size > 0) {
-      const links = format.links(message)
-      let touched = false
-      for (const link of links) {
-        if (link.kind === "ref" || !remove.has(link.id)) continue
+    let touched = false
+    if (removeCalls.size > 0) {
+      for (const link of format.links(message)) {
+        if (link.kind === "ref" || !removeCalls.has(link.id)) continue
         touched = true
         changes.push(
           link.kind === "result"
@@ -230,13 +272,20 @@ const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): 
             : new CallDropped({ callId: link.id, index: i })
         )
       }
-      if (touched) {
-        kept = format.withoutToolParts(message, remove)
-        if (kept === undefined) changes.push(new MessageDropped({ index: i }))
+    }
+    if (removeApprovals.size > 0) {
+      for (const approval of format.approvals(message)) {
+        if (!removeApprovals.has(approval.approvalId)) continue
+        touched = true
+        changes.push(new ApprovalDropped({ approvalId: approval.approvalId, index: i }))
       }
     }
+    if (touched) {
+      kept = format.withoutToolParts(message, removeCalls, removeApprovals)
+      if (kept === undefined) changes.push(new MessageDropped({ index: i }))
+    }
     if (kept !== undefined) out.push(kept)
-    const ids = danglingAt.get(i)
+    const ids = stubAt.get(i)
     if (ids !== undefined) {
       const calls: Array<ToolCallInfo> = format.toolCalls(message).filter((call) => ids.has(call.id))
       for (const call of calls) changes.push(new CallStubbed({ callId: call.id, index: i }))
@@ -249,10 +298,11 @@ const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): 
 
 /**
  * Makes a conversation acceptable to providers that reject unpaired tool messages — the failure most
- * reported against every agent framework. Orphan results (no call for them anywhere) are dropped;
- * dangling calls (no result anywhere) are dropped, or answered with a synthetic result that says their
- * outcome is unknown, placed after the issuing message and the results that already follow it. Messages
- * left empty are removed. Reports every change; never mutates its input; returns the input array itself
+ * reported against every agent framework. Orphan results (no call for them anywhere) and orphan approval
+ * responses (no request for them anywhere) are dropped; dangling calls (no result anywhere) are dropped with
+ * their approval request and response, or answered with a synthetic result that says their outcome is
+ * unknown, placed after the issuing message and the results that already follow it. A call whose approval
+ * was answered is awaiting execution and is left alone. Messages left empty are removed. Reports every change; never mutates its input; returns the input array itself
  * when there is nothing to repair.
  *
  * Data-first or data-last.

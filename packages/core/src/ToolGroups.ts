@@ -92,7 +92,72 @@ export class ReusedCallId extends Schema.TaggedClass<ReusedCallId>("@ctxkit/core
 }
 
 /**
- * A problem `toolGroups` found. Reported, never thrown.
+ * An approval response whose request is nowhere in the conversation (AI SDK and `effect/ai` tool approvals).
+ * The AI SDK rejects such a prompt (`AI_InvalidToolApprovalError`); `repairPairs` drops it.
+ *
+ * @example
+ * ```ts
+ * import { OrphanApprovalResponse } from "@ctxkit/core"
+ *
+ * new OrphanApprovalResponse({ approvalId: "a7", index: 5 }).message
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class OrphanApprovalResponse
+  extends Schema.TaggedClass<OrphanApprovalResponse>("@ctxkit/core/OrphanApprovalResponse")("OrphanApprovalResponse", {
+    /** The approval id the response answers. */
+    approvalId: Schema.String,
+    /** Index of the message carrying the response. */
+    index: Schema.Number
+  })
+{
+  /** What is wrong and what to do. */
+  get message(): string {
+    return `messages[${this.index}] answers approval "${this.approvalId}", which no message requests. The AI SDK rejects it (AI_InvalidToolApprovalError): drop it with repairPairs(messages, { orphans: "drop" }).`
+  }
+}
+
+/**
+ * Information, not a problem: a call whose approval was answered and that has no result yet. Approved, it is
+ * waiting to run (the AI SDK's normal state between steps); denied, it is waiting for the framework's
+ * `execution-denied` result. It is not dangling: `repairPairs` never stubs or drops it, and fitting keeps it
+ * with its approval.
+ *
+ * @example
+ * ```ts
+ * import { AwaitingExecution } from "@ctxkit/core"
+ *
+ * new AwaitingExecution({ callId: "c1", approvalId: "a1", approved: true, index: 2 }).message
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class AwaitingExecution
+  extends Schema.TaggedClass<AwaitingExecution>("@ctxkit/core/AwaitingExecution")("AwaitingExecution", {
+    /** The id of the call. */
+    callId: Schema.String,
+    /** The approval that was answered. */
+    approvalId: Schema.String,
+    /** Whether the approval was granted. */
+    approved: Schema.Boolean,
+    /** Index of the message issuing the call. */
+    index: Schema.Number
+  })
+{
+  /** What it means. */
+  get message(): string {
+    return this.approved
+      ? `Tool call "${this.callId}" issued by messages[${this.index}] was approved and has not run yet; it runs on the next step. Nothing to repair.`
+      : `Tool call "${this.callId}" issued by messages[${this.index}] was denied and has no result yet; the framework answers it with an execution-denied result. Nothing to repair.`
+  }
+}
+
+/**
+ * What `toolGroups` reports. Reported, never thrown: problems (an orphan result or approval response, a
+ * dangling call, a reused id) and the informational {@link AwaitingExecution}.
  *
  * @example
  * ```ts
@@ -105,7 +170,12 @@ export class ReusedCallId extends Schema.TaggedClass<ReusedCallId>("@ctxkit/core
  * @category diagnostics
  * @since 0.1.0
  */
-export type GroupDiagnostic = OrphanResult | DanglingCall | ReusedCallId
+export type GroupDiagnostic =
+  | OrphanResult
+  | DanglingCall
+  | ReusedCallId
+  | OrphanApprovalResponse
+  | AwaitingExecution
 
 /**
  * The partition of a conversation into tool-call groups.
@@ -126,8 +196,57 @@ export interface ToolGroups {
   readonly groups: ReadonlyArray<ReadonlyArray<number>>
   /** `groupOf[i]` is the index in `groups` of message `i`'s group. */
   readonly groupOf: ReadonlyArray<number>
-  /** Reused call ids and orphan results in the order found, then dangling calls by issuer index. */
+  /**
+   * Reused call ids and orphan results in the order found, then dangling and awaiting-execution calls by
+   * issuer index, then orphan approval responses by index.
+   */
   readonly diagnostics: ReadonlyArray<GroupDiagnostic>
+}
+
+/** What the walk knows about one tool-call id. */
+interface CallIdState {
+  /** The first message that mentioned the id: later mentions join its group. */
+  anchor: number
+  /** The message that issued the call, once one has; `undefined` while only results were seen. */
+  issuer: number | undefined
+  /** Whether some result answers it. */
+  answered: boolean
+}
+
+/** What the walk knows about one approval id. */
+interface ApprovalState {
+  /** The call the request is for, once the request is seen. */
+  callId: string | undefined
+  /** The message carrying the first response, and what it said. */
+  responseAt: number | undefined
+  approved: boolean
+}
+
+/**
+ * Union–find over message indices: `parent[i] === i` marks a root. The smaller index always becomes the root,
+ * so a root is the first message of its set (what group numbering below relies on), and trees stay shallow for
+ * the usual call-then-results order.
+ */
+const makeSets = (n: number) => {
+  const parent = new Int32Array(n)
+  for (let i = 0; i < n; i++) parent[i] = i
+  const find = (i: number): number => {
+    let x = i
+    while (parent[x] !== x) {
+      // Path halving: point each visited node at its grandparent.
+      const up = parent[parent[x]!]!
+      parent[x] = up
+      x = up
+    }
+    return x
+  }
+  const union = (a: number, b: number): void => {
+    const ra = find(a)
+    const rb = find(b)
+    if (ra < rb) parent[rb] = ra
+    else if (rb < ra) parent[ra] = rb
+  }
+  return { parent, find, union }
 }
 
 /**
@@ -136,6 +255,9 @@ export interface ToolGroups {
  * message that attaches to the next one (an OpenAI Responses reasoning item) is grouped with it.
  * Non-adjacent members are found too. Runs in linear time (one pass, union–find) and never throws:
  * problems are reported in `diagnostics`.
+ *
+ * A call whose approval was answered and that has no result yet is reported as {@link AwaitingExecution},
+ * not as a {@link DanglingCall}; an approval response with no request is an {@link OrphanApprovalResponse}.
  *
  * The message type is taken from the format, so literal messages only need to be assignable to it;
  * without a format, messages are read with `formats.auto`.
@@ -165,108 +287,133 @@ export const toolGroups = <M = unknown>(
   format: MessageFormat<M> = auto as unknown as MessageFormat<M>
 ): ToolGroups => {
   const n = Array.isArray(messages) ? messages.length : 0
-  const parent = new Int32Array(n)
-  for (let i = 0; i < n; i++) parent[i] = i
-  const find = (i: number): number => {
-    let x = i
-    while (parent[x] !== x) {
-      const up = parent[parent[x]!]!
-      parent[x] = up
-      x = up
-    }
-    return x
-  }
-  const union = (a: number, b: number): void => {
-    const ra = find(a)
-    const rb = find(b)
-    // The smaller index becomes the root: trees stay shallow for the usual call-then-results order.
-    if (ra < rb) parent[rb] = ra
-    else if (rb < ra) parent[ra] = rb
-  }
-
-  // Per call id, one number: (first message mentioning it) * 4 + ISSUED + ANSWERED. When the id was first
-  // seen on a result, the issuer is elsewhere: `lateIssuer` keeps it (rare: results before their call).
-  const ISSUED = 1
-  const ANSWERED = 2
-  const ids = new Map<string, number>()
-  const lateIssuer = new Map<string, number>()
-  const refAt = new Map<string, number>()
+  const { parent, find, union } = makeSets(n)
+  const calls = new Map<string, CallIdState>()
+  // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
+  const firstWithKey = new Map<string, number>()
+  const approvals = new Map<string, ApprovalState>()
   const diagnostics: Array<GroupDiagnostic> = []
-  let orphansPossible = false
+  // Set when a result is seen before any call for its id: only then can there be orphans to look for.
+  let resultBeforeCall = false
 
+  // `i` is the message being walked; `visit` is given to `forEachLink` once, not made per message.
   let i = 0
+  // Whether message `i` has a `ref` link: only such a message can carry approvals.
+  let hasRef = false
   const visit = (kind: Link["kind"], id: string): void => {
     if (kind === "ref") {
-      const at = refAt.get(id)
-      if (at === undefined) refAt.set(id, i)
-      else union(at, i)
+      hasRef = true
+      const first = firstWithKey.get(id)
+      if (first === undefined) firstWithKey.set(id, i)
+      else union(first, i)
       return
     }
-    const entry = ids.get(id)
-    if (kind === "call") {
-      if (entry === undefined) ids.set(id, i * 4 + ISSUED)
-      else if ((entry & ISSUED) === 0) {
-        union(entry >> 2, i)
-        ids.set(id, entry | ISSUED)
-        lateIssuer.set(id, i)
-      } else {
-        const first = lateIssuer.get(id) ?? entry >> 2
-        diagnostics.push(new ReusedCallId({ callId: id, first, index: i }))
-        if ((entry & ANSWERED) !== 0 && first !== i) {
-          // The earlier call was answered: this is a new call that reuses the id (servers that number calls
-          // per response do this). Later results answer the new call.
-          ids.set(id, i * 4 + ISSUED)
-          lateIssuer.delete(id)
-        } else {
-          // Two calls with one id and no result between them: their results cannot be told apart.
-          union(entry >> 2, i)
-        }
-      }
-    } else if (entry === undefined) {
-      ids.set(id, i * 4 + ANSWERED)
-      orphansPossible = true
+    const state = calls.get(id)
+    if (state === undefined) {
+      // First mention of the id, from its call (the usual case) or from a result.
+      calls.set(id, { anchor: i, issuer: kind === "call" ? i : undefined, answered: kind === "result" })
+      if (kind === "result") resultBeforeCall = true
+      return
+    }
+    if (kind === "result") {
+      union(state.anchor, i)
+      state.answered = true
+      return
+    }
+    // A call for an id already mentioned.
+    if (state.issuer === undefined) {
+      // Its results came first: now the issuer is known.
+      union(state.anchor, i)
+      state.issuer = i
+      return
+    }
+    diagnostics.push(new ReusedCallId({ callId: id, first: state.issuer, index: i }))
+    if (state.answered && state.issuer !== i) {
+      // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
+      // response do this). Later results answer the new call, in a new group.
+      state.anchor = i
+      state.issuer = i
+      state.answered = false
     } else {
-      union(entry >> 2, i)
-      if ((entry & ANSWERED) === 0) ids.set(id, entry | ANSWERED)
+      // Two calls with one id and no result between them: their results cannot be told apart.
+      union(state.anchor, i)
     }
   }
   for (; i < n; i++) {
     const message = messages[i]!
+    hasRef = false
     format.forEachLink(message, visit)
     if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
+    if (!hasRef) continue
+    for (const approval of format.approvals(message)) {
+      let state = approvals.get(approval.approvalId)
+      if (state === undefined) {
+        state = { callId: undefined, responseAt: undefined, approved: false }
+        approvals.set(approval.approvalId, state)
+      }
+      if (approval.kind === "request") state.callId = approval.callId
+      else if (state.responseAt === undefined) {
+        state.responseAt = i
+        state.approved = approval.approved
+      }
+    }
   }
 
-  // Orphans are rare: only when some result was seen before any call for its id, look again.
-  if (orphansPossible) {
+  if (resultBeforeCall) {
+    // A result is an orphan when no message ever issued its id. Rare, so a second walk is fine.
     for (let k = 0; k < n; k++) {
       format.forEachLink(messages[k]!, (kind, id) => {
-        if (kind === "result" && ((ids.get(id) ?? 0) & ISSUED) === 0) {
+        if (kind === "result" && calls.get(id)?.issuer === undefined) {
           diagnostics.push(new OrphanResult({ callId: id, index: k }))
         }
       })
     }
   }
-  const dangling: Array<DanglingCall> = []
-  for (const [id, entry] of ids) {
-    // An unanswered id was first seen on its call, so the issuer is the first mention.
-    if ((entry & ANSWERED) === 0) dangling.push(new DanglingCall({ callId: id, index: entry >> 2 }))
-  }
-  if (dangling.length > 1) dangling.sort((a, b) => a.index - b.index)
-  for (const d of dangling) diagnostics.push(d)
 
-  // Number groups by first member. A root is always the smallest index of its set, so when message i is
-  // not a root, its root came earlier and already has a group.
+  // Calls whose approval was answered, and responses with no request.
+  const answeredApproval = new Map<string, { readonly approvalId: string; readonly approved: boolean }>()
+  const orphanResponses: Array<OrphanApprovalResponse> = []
+  for (const [approvalId, state] of approvals) {
+    if (state.responseAt === undefined) continue
+    if (state.callId === undefined) {
+      orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
+    } else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
+  }
+
+  // An unanswered call is dangling, unless its approval was answered (then it awaits execution).
+  const unanswered: Array<DanglingCall | AwaitingExecution> = []
+  for (const [callId, state] of calls) {
+    if (state.answered || state.issuer === undefined) continue
+    const approval = answeredApproval.get(callId)
+    unanswered.push(
+      approval === undefined
+        ? new DanglingCall({ callId, index: state.issuer })
+        : new AwaitingExecution({
+          callId,
+          approvalId: approval.approvalId,
+          approved: approval.approved,
+          index: state.issuer
+        })
+    )
+  }
+  if (unanswered.length > 1) unanswered.sort((a, b) => a.index - b.index)
+  for (const d of unanswered) diagnostics.push(d)
+  if (orphanResponses.length > 1) orphanResponses.sort((a, b) => a.index - b.index)
+  for (const d of orphanResponses) diagnostics.push(d)
+
+  // Number groups by first member. A root is the smallest index of its set, so when message i is not a root,
+  // its root came earlier and already has a group.
   const groupOf: Array<number> = []
   const groups: Array<Array<number>> = []
-  for (let i = 0; i < n; i++) {
-    const root = parent[i] === i ? i : find(i)
-    if (root === i) {
+  for (let m = 0; m < n; m++) {
+    const root = parent[m] === m ? m : find(m)
+    if (root === m) {
       groupOf.push(groups.length)
-      groups.push([i])
+      groups.push([m])
     } else {
       const g = groupOf[root]!
       groupOf.push(g)
-      groups[g]!.push(i)
+      groups[g]!.push(m)
     }
   }
   return { groups, groupOf, diagnostics }

@@ -28,6 +28,7 @@ export type { OpenAiChatMessage } from "./formats/OpenAiChat.ts"
 export type { OpenAiResponsesItem } from "./formats/OpenAiResponses.ts"
 export { Conversation, Message } from "./Message.ts"
 export {
+  type ApprovalInfo,
   type AttachmentInfo,
   type FormatInput,
   isMessageFormat,
@@ -38,6 +39,7 @@ export {
   type ToolResultInfo
 } from "./MessageFormat.ts"
 export {
+  ApprovalDropped,
   CallDropped,
   CallStubbed,
   MessageDropped,
@@ -49,10 +51,13 @@ export {
   UNKNOWN_OUTCOME_TEXT
 } from "./RepairPairs.ts"
 export {
+  AwaitingExecution,
   DanglingCall,
   type GroupDiagnostic,
+  OrphanApprovalResponse,
   OrphanResult,
   ReusedCallId,
   type ToolGroups,
   toolGroups
 } from "./ToolGroups.ts"
+export { withProtection } from "./WithProtection.ts"

@@ -48,11 +48,11 @@ describe("toolGroups on hand-written conversations", () => {
     ]
     const { diagnostics, groups } = toolGroups(messages, formats.canonical)
     assert.deepStrictEqual(
-      diagnostics.map((d) => [d._tag, d.callId, d.index]),
+      diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : "", d.index]),
       [["ReusedCallId", "x", 3], ["OrphanResult", "ghost", 0], ["DanglingCall", "y", 1], ["DanglingCall", "x", 3]]
     )
     assert.deepStrictEqual(groups, [[0], [1, 2], [3]])
-    for (const d of diagnostics) assert.include(d.message, d.callId)
+    for (const d of diagnostics) assert.include(d.message, "callId" in d ? d.callId : "")
   })
 
   it("pairs a reused id with its latest call once the earlier one was answered (per-response numbering)", () => {
@@ -162,9 +162,24 @@ describe("toolGroups laws, on generated conversations in every format", () => {
               else assert.strictEqual(groupOf[at], groupOf[i])
             }
           })
-          const dangling = [...callers.keys()].filter((id) => !answered.has(id)).length
+          // A call whose approval was answered awaits execution; an answer with no request is an orphan.
+          const requests = new Map<string, string>()
+          const responses = new Set<string>()
+          for (const m of rendered.messages) {
+            for (const a of format.approvals(m)) {
+              if (a.kind === "request") requests.set(a.approvalId, a.callId)
+              else responses.add(a.approvalId)
+            }
+          }
+          const approvedCalls = new Set([...requests].filter(([id]) => responses.has(id)).map(([, callId]) => callId))
+          const unanswered = [...callers.keys()].filter((id) => !answered.has(id))
+          const dangling = unanswered.filter((id) => !approvedCalls.has(id)).length
+          const awaiting = unanswered.length - dangling
+          const orphanResponses = [...responses].filter((id) => !requests.has(id)).length
           assert.strictEqual(diagnostics.filter((d) => d._tag === "OrphanResult").length, orphans)
           assert.strictEqual(diagnostics.filter((d) => d._tag === "DanglingCall").length, dangling)
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "AwaitingExecution").length, awaiting)
+          assert.strictEqual(diagnostics.filter((d) => d._tag === "OrphanApprovalResponse").length, orphanResponses)
           assert.strictEqual(diagnostics.filter((d) => d._tag === "ReusedCallId").length, 0)
         }),
         { numRuns: runs.many }

@@ -149,7 +149,15 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
   "OptionAdjusted",
   {
     /** Which option. */
-    option: Schema.Literals(["format", "perMessageOverhead", "compress.threshold", "compress.keep"]),
+    option: Schema.Literals([
+      "format",
+      "perMessageOverhead",
+      "compress.threshold",
+      "compress.keep",
+      "reasoning",
+      "toolCalls",
+      "emptyMessages"
+    ]),
     /** The value given, as text. */
     given: Schema.String,
     /** The value used instead, as text. */
@@ -160,6 +168,12 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
   get message(): string {
     const expected = this.option === "format"
       ? "a MessageFormat (formats.canonical, formats.openaiChat, …)"
+      : this.option === "reasoning"
+      ? "\"all\", \"before-last-message\" or \"none\""
+      : this.option === "toolCalls"
+      ? "\"all\", \"before-last-message\", \"before-last-N-messages\" (N a whole number), \"none\" or a list of { type, tools? }"
+      : this.option === "emptyMessages"
+      ? "\"keep\" or \"remove\""
       : this.option === "compress.keep"
       ? "a finite number of tokens > 0, below compress.threshold"
       : this.option === "perMessageOverhead"

@@ -5,6 +5,14 @@
  * @since 0.1.0
  */
 import * as fc from "fast-check"
+import {
+  approvalStateChoices,
+  orphanResponseChoices,
+  reminderChoices,
+  withApprovalStates,
+  withOrphanResponses,
+  withReminders
+} from "./internal/approvalStates.ts"
 import { type FormatName, render } from "./Render.ts"
 import type { Rendered, Scenario, ScenarioCall, ScenarioResult, ScenarioTurn } from "./Scenario.ts"
 
@@ -33,6 +41,14 @@ export interface ScenarioOptions {
   readonly dangling?: boolean | undefined
   /** Calls that ask for approval first. Default true. */
   readonly approvals?: boolean | undefined
+  /**
+   * Approvals in every state: approved and executed, denied (answered by an error result) and, when `dangling`
+   * is on, requested and never answered, approved and awaiting execution, denied with no result yet; when
+   * `orphans` is on, approval responses whose request is nowhere. Default true.
+   */
+  readonly approvalStates?: boolean | undefined
+  /** Mid-conversation system reminders (`source: "reminder"`, not protected). Default true. */
+  readonly reminders?: boolean | undefined
   /** Reasoning before assistant replies. Default true. */
   readonly reasoning?: boolean | undefined
   /** Results delivered several turns after their call. Default true. */
@@ -177,8 +193,17 @@ export const scenario = (options: ScenarioOptions = {}): fc.Arbitrary<Scenario> 
   if (options.orphans === true) {
     steps.push({ weight: 1, arbitrary: fc.record({ kind: fc.constant("orphan" as const), text: body }) })
   }
-  return fc.tuple(body, fc.array(fc.oneof(...steps), { minLength: 0, maxLength: options.maxTurns ?? 24 }), body)
+  const states = options.approvalStates !== false
+  const base = fc.tuple(body, fc.array(fc.oneof(...steps), { minLength: 0, maxLength: options.maxTurns ?? 24 }), body)
     .map(([systemText, plan, resultText]) => build(systemText, plan, resultText))
+  return fc.tuple(
+    base,
+    states && options.approvals !== false ? approvalStateChoices(options.dangling === true) : fc.constant([]),
+    states && options.orphans === true ? orphanResponseChoices : fc.constant([]),
+    options.reminders !== false ? reminderChoices(body) : fc.constant([])
+  ).map(([built, approvalStates, orphanAt, reminderAt]) =>
+    withReminders(withOrphanResponses(withApprovalStates(built, approvalStates), orphanAt), reminderAt)
+  )
 }
 
 const build = (systemText: string, plan: ReadonlyArray<Step>, resultText: string): Scenario => {

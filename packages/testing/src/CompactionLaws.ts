@@ -68,7 +68,9 @@ export const planViolations = <M = unknown>(
   const violations: Array<string> = []
   const { diagnostics, groups } = toolGroups(input, format)
   const open = new Set<string>()
-  for (const d of diagnostics) if (d._tag === "DanglingCall") open.add(d.callId)
+  for (const d of diagnostics) {
+    if (d._tag === "DanglingCall" || d._tag === "AwaitingExecution") open.add(d.callId)
+  }
 
   if (plan._tag !== "CompactionPlan") {
     if (plan.reason === "open-call") {

@@ -162,9 +162,17 @@ export const pairViolations = <M = unknown>(
       violations.push(`L2: group [${group.join(", ")}] is split: ${inKept} of ${group.length} kept`)
     }
   }
-  if (!diagnostics.some((d) => d._tag === "OrphanResult")) {
+  // Orphans, of results and of approval responses, are checked each on their own: an input with none of a kind
+  // must give an output with none of that kind.
+  const hadOrphanResult = diagnostics.some((d) => d._tag === "OrphanResult")
+  const hadOrphanResponse = diagnostics.some((d) => d._tag === "OrphanApprovalResponse")
+  if (!hadOrphanResult || !hadOrphanResponse) {
     for (const d of toolGroups(selection.kept, format).diagnostics) {
-      if (d._tag === "OrphanResult") violations.push(`L2: the output has an orphan result for call "${d.callId}"`)
+      if (d._tag === "OrphanResult" && !hadOrphanResult) {
+        violations.push(`L2: the output has an orphan result for call "${d.callId}"`)
+      } else if (d._tag === "OrphanApprovalResponse" && !hadOrphanResponse) {
+        violations.push(`L2: the output has an orphan approval response for approval "${d.approvalId}"`)
+      }
     }
   }
   return violations

@@ -69,7 +69,7 @@ export type ScenarioTurn =
   | {
     readonly kind: "system"
     readonly text: string
-    readonly source: "system" | "memory" | "lorebook"
+    readonly source: "system" | "memory" | "lorebook" | "reminder"
     readonly pinned: boolean
   }
   | { readonly kind: "user"; readonly text: string; readonly pinned: boolean; readonly summary: boolean }

@@ -28,7 +28,8 @@ export const planBoundaries = <M>(messages: ReadonlyArray<M>, format: MessageFor
   const openCalls: Array<string> = []
   const seen = new Set<string>()
   for (const d of diagnostics) {
-    if (d._tag === "DanglingCall" && !seen.has(d.callId)) {
+    // A call awaiting execution (approval answered, no result yet) is open too.
+    if ((d._tag === "DanglingCall" || d._tag === "AwaitingExecution") && !seen.has(d.callId)) {
       seen.add(d.callId)
       openCalls.push(d.callId)
     }

@@ -9,6 +9,7 @@ import type { ConversationIssue } from "../Errors.ts"
 import { attachment, measureBase64, measureUrl, mimeField, utf8Bytes } from "../internal/attachments.ts"
 import { describe, issue } from "../internal/issues.ts"
 import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "../internal/read.ts"
+import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import {
   type AttachmentInfo,
@@ -369,6 +370,7 @@ export const anthropic: MessageFormat<AnthropicMessage> = makeFormat<AnthropicMe
     return out
   },
   isPinned: (message) => flag(message, "pinned") || flag(rec(message, "meta"), "pinned"),
+  source: (message) => sourceOf(message, rec(message, "meta")),
   id: (message) => str(message, "id"),
   meta: (message) => rec(message, "meta"),
   text: (message) => {
@@ -417,6 +419,13 @@ export const anthropic: MessageFormat<AnthropicMessage> = makeFormat<AnthropicMe
     if (remaining.length === blocks.length) return message
     // Thinking alone is not a turn: it only explains the calls that were removed.
     if (remaining.every((block) => THINKING.has(typeOf(block)))) return undefined
+    return withFields(message, { content: remaining })
+  },
+  withoutReasoning: (message) => {
+    const blocks = blocksOf(message)
+    const remaining = blocks.filter((block) => !THINKING.has(typeOf(block)))
+    if (remaining.length === blocks.length) return message
+    if (remaining.every((block) => typeOf(block) === "text" && (str(block, "text") ?? "") === "")) return undefined
     return withFields(message, { content: remaining })
   },
   makeNote: (text, options) => ({

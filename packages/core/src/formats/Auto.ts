@@ -231,6 +231,7 @@ export const auto: MessageFormat<unknown> = {
   forEachLink: (m, visit) => detectMessageFormat(m).forEachLink(m, visit),
   toolCalls: (m) => detectMessageFormat(m).toolCalls(m),
   toolResults: (m) => detectMessageFormat(m).toolResults(m),
+  approvals: (m) => detectMessageFormat(m).approvals(m),
   attachesToNext: (m) => detectMessageFormat(m).attachesToNext(m),
   isPinned: (m) => detectMessageFormat(m).isPinned(m),
   isProtected: (m) => detectMessageFormat(m).isProtected(m),
@@ -243,7 +244,8 @@ export const auto: MessageFormat<unknown> = {
   attachments: (m) => detectMessageFormat(m).attachments(m),
   withText: (m, text) => detectMessageFormat(m).withText(m, text),
   withResultText: (m, callId, text) => detectMessageFormat(m).withResultText(m, callId, text),
-  withoutToolParts: (m, callIds) => detectMessageFormat(m).withoutToolParts(m, callIds),
+  withoutToolParts: (m, callIds, approvalIds) => detectMessageFormat(m).withoutToolParts(m, callIds, approvalIds),
+  withoutReasoning: (m) => detectMessageFormat(m).withoutReasoning(m),
   makeNote: (text, options) => ({ role: options.role, content: text }),
   makeToolResults: (issuer, calls, text, options) =>
     detectMessageFormat(issuer).makeToolResults(issuer, calls, text, options),

@@ -7,13 +7,13 @@ import { attachment, measureBase64, measureUrl, mimeField, size } from "../inter
 import { schemaIssues } from "../internal/issues.ts"
 import { topLevelLinks } from "../internal/links.ts"
 import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
+import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
-import { Message, type SystemSource } from "../Message.ts"
+import { Message } from "../Message.ts"
 import { type AttachmentInfo, makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
 
 const TEXT = new Set(["text"])
 const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool"])
-const SOURCES: ReadonlySet<string> = new Set(["system", "memory", "lorebook", "persona", "plugin", "instructions"])
 
 const readCalls = (message: unknown): ReadonlyArray<ToolCallInfo> => {
   const calls = arr(message, "toolCalls")
@@ -89,10 +89,7 @@ export const canonical: MessageFormat<Message> = makeFormat<Message>({
     const role = roleOf(message)
     return (role === "user" || role === "system") && isSummaryText(firstText(contentOf(message), TEXT))
   },
-  source: (message) => {
-    const source = str(message, "source")
-    return source !== undefined && SOURCES.has(source) ? source as SystemSource : undefined
-  },
+  source: (message) => sourceOf(message, rec(message, "meta")),
   id: (message) => str(message, "id"),
   meta: (message) => rec(message, "meta"),
   text: (message) => {

@@ -21,6 +21,7 @@ import {
   str,
   withFields
 } from "../internal/read.ts"
+import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import {
   type AttachmentInfo,
@@ -341,6 +342,9 @@ const patchBody = <M>(message: M, view: View, patch: Readonly<Record<string, unk
   }
 }
 
+/** The content blocks that are reasoning. */
+const REASONING: ReadonlySet<string> = new Set(["thinking", "redacted_thinking", "reasoning"])
+
 /** A block that carries nothing once the calls are gone: empty text, or reasoning alone. */
 const isFiller = (block: unknown): boolean => {
   const type = str(block, "type")
@@ -495,6 +499,10 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
     const role = roleOfView(view)
     return (role === "user" || role === "system") && isSummaryText(firstText(contentOfBody(view.body), TEXT))
   },
+  source: (message) => {
+    const view = viewOf(message)
+    return sourceOf(view.body, ctxkitOf(view)) ?? sourceOf(message, undefined)
+  },
   id: (message) => str(viewOf(message).body, "id"),
   meta: (message) => ctxkitOf(viewOf(message)),
   text: (message) => {
@@ -563,6 +571,16 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
     if (Object.keys(patch).length === 0) return message
     if (remaining === 0 && callId === undefined && !hasContent(left)) return undefined
     return patchBody(message, view, patch)
+  },
+  withoutReasoning: (message) => {
+    const view = viewOf(message)
+    const content = contentOfBody(view.body)
+    if (!Array.isArray(content)) return message
+    const remaining = content.filter((block) => !REASONING.has(str(block, "type") ?? ""))
+    if (remaining.length === content.length) return message
+    const calls = view.body === undefined ? undefined : view.body["tool_calls"]
+    if (!hasContent(remaining) && !(Array.isArray(calls) && calls.length > 0)) return undefined
+    return patchBody(message, view, { content: remaining })
   },
   makeNote: (text, options) => {
     const ctxkit = options.kind === "summary" ? { additional_kwargs: { ctxkit: { summary: true } } } : {}

@@ -9,6 +9,7 @@ import { attachment, measureBase64, measureUrl } from "../internal/attachments.t
 import { describe, issue } from "../internal/issues.ts"
 import { topLevelLinks } from "../internal/links.ts"
 import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
+import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import { type AttachmentInfo, makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
 
@@ -145,6 +146,7 @@ export const openaiChat: MessageFormat<OpenAiChatMessage> = makeFormat<OpenAiCha
     return [{ callId, name: str(message, "name"), isError: false, text: contentText(content(message), TEXT) }]
   },
   isPinned: (message) => flag(message, "pinned"),
+  source: (message) => sourceOf(message, rec(message, "meta")),
   isSummary: (message) => {
     const role = roleOf(message)
     return (role === "user" || role === "system") && isSummaryText(firstText(content(message), TEXT))

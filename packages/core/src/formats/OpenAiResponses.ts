@@ -19,6 +19,7 @@ import {
   str,
   withFields
 } from "../internal/read.ts"
+import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import {
   type AttachmentInfo,
@@ -559,6 +560,7 @@ export const openaiResponses: MessageFormat<OpenAiResponsesItem> = makeFormat<Op
   },
   attachesToNext: (item) => kindOf(item) === "reasoning",
   isPinned: (item) => flag(item, "pinned") || flag(rec(item, "meta"), "pinned"),
+  source: (item) => sourceOf(item, rec(item, "meta")),
   id: (item) => str(item, "id"),
   meta: (item) => rec(item, "meta"),
   text: (item) => {
@@ -647,6 +649,7 @@ export const openaiResponses: MessageFormat<OpenAiResponsesItem> = makeFormat<Op
         return item
     }
   },
+  withoutReasoning: (item) => kindOf(item) === "reasoning" ? undefined : item,
   makeNote: (text, options) => ({
     role: options.role,
     content: text,

@@ -8,6 +8,7 @@
  */
 import type { ConversationIssue } from "../Errors.ts"
 import {
+  type ApprovalInfo,
   type AttachmentInfo,
   type Link,
   makeFormat,
@@ -19,6 +20,7 @@ import {
 } from "../MessageFormat.ts"
 import { describe, issue } from "./issues.ts"
 import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "./read.ts"
+import { sourceOf } from "./source.ts"
 import { firstText, isSummaryText } from "./summaryText.ts"
 
 type Part = Readonly<Record<string, unknown>>
@@ -167,12 +169,24 @@ export const makePartsFormat = <M>(dialect: PartDialect<M>): MessageFormat<M> =>
     }
   }
 
+  const approvalOf = (part: unknown): ApprovalInfo | undefined => {
+    const type = str(part, "type")
+    if (type !== "tool-approval-request" && type !== "tool-approval-response") return undefined
+    const approvalId = str(part, "approvalId")
+    if (approvalId === undefined) return undefined
+    if (type === "tool-approval-response") return { kind: "response", approvalId, approved: flag(part, "approved") }
+    const callId = str(part, "toolCallId")
+    return callId === undefined ? undefined : { kind: "request", approvalId, callId }
+  }
+
   return makeFormat<M>({
     name: dialect.name,
     role: roleOf,
     forEachLink,
     toolCalls: collect(callOf),
     toolResults: collect(resultOf),
+    approvals: collect(approvalOf),
+    source: (message) => sourceOf(message, ctxkitOptions(message)),
     isPinned: (message) => flag(message, "pinned") || flag(ctxkitOptions(message), "pinned"),
     isSummary: (message) => {
       if (flag(ctxkitOptions(message), "summary")) return true
@@ -258,11 +272,12 @@ export const makePartsFormat = <M>(dialect: PartDialect<M>): MessageFormat<M> =>
       })
       return changed ? withFields(message, { content: next }) : message
     },
-    withoutToolParts: (message, callIds) => {
+    withoutToolParts: (message, callIds, approvalIds) => {
       const content = contentOf(message)
       if (!Array.isArray(content)) return message
-      // Approval responses name only their approval: find the approvals whose request goes with a dropped call.
-      const approvals = new Set<string>()
+      // Approval responses name only their approval: the approvals to drop are those named in `approvalIds`
+      // and those whose request (in this message) is for a dropped call.
+      const approvals = new Set<string>(approvalIds)
       for (const part of content) {
         if (str(part, "type") !== "tool-approval-request") continue
         const approvalId = str(part, "approvalId")
@@ -274,13 +289,20 @@ export const makePartsFormat = <M>(dialect: PartDialect<M>): MessageFormat<M> =>
           case "tool-result":
             return !callIds.has(str(part, idKey) ?? "")
           case "tool-approval-request":
-            return !callIds.has(str(part, "toolCallId") ?? "")
           case "tool-approval-response":
             return !approvals.has(str(part, "approvalId") ?? "")
           default:
             return true
         }
       })
+      if (remaining.length === content.length) return message
+      if (remaining.every(isFiller)) return undefined
+      return withFields(message, { content: remaining })
+    },
+    withoutReasoning: (message) => {
+      const content = contentOf(message)
+      if (!Array.isArray(content)) return message
+      const remaining = content.filter((part) => str(part, "type") !== "reasoning")
       if (remaining.length === content.length) return message
       if (remaining.every(isFiller)) return undefined
       return withFields(message, { content: remaining })

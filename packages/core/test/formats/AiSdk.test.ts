@@ -205,14 +205,15 @@ describe("formats.aiSdk", () => {
     assert.deepStrictEqual(diagnostics, [])
   })
 
-  it("reports dangling calls and orphan results, not approvals", () => {
+  it("reports dangling calls and orphan results; a call whose approval was answered awaits execution", () => {
     const { diagnostics, groups } = toolGroups([at(8), at(9)], fmt)
     assert.deepStrictEqual(groups, [[0, 1]])
-    assert.deepStrictEqual(diagnostics.map((d) => [d._tag, d.callId]), [
+    // The denied rollback has its approval response: the AI SDK answers it itself, so it is not dangling.
+    assert.deepStrictEqual(diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : d.approvalId]), [
       ["DanglingCall", "tc_logs"],
-      ["DanglingCall", "tc_rollback"]
+      ["AwaitingExecution", "tc_rollback"]
     ])
-    assert.deepStrictEqual(toolGroups([at(10)], fmt).diagnostics.map((d) => [d._tag, d.callId]), [
+    assert.deepStrictEqual(toolGroups([at(10)], fmt).diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : ""]), [
       ["OrphanResult", "tc_logs"],
       ["OrphanResult", "tc_rollback"]
     ])

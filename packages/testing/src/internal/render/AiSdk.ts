@@ -34,8 +34,13 @@ export const render = (scenario: Scenario): Rendered<AiSdkMessage> => {
   scenario.turns.forEach((turn, index) => {
     switch (turn.kind) {
       case "system":
-        // Memory and lorebook sources have no place in a ModelMessage: they render as plain system text.
-        messages.push({ role: "system", content: turn.text, ...(turn.pinned ? { pinned: true } : {}) })
+        // A source other than the system travels in ctxkit's provider options, where the lens reads it.
+        messages.push({
+          role: "system",
+          content: turn.text,
+          ...(turn.pinned ? { pinned: true } : {}),
+          ...(turn.source === "system" ? {} : { providerOptions: { ctxkit: { source: turn.source } } })
+        })
         keys.push([])
         return
       case "user":

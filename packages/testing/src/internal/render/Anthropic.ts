@@ -71,7 +71,12 @@ export const render = (scenario: Scenario): Rendered<AnthropicMessage> => {
     switch (turn.kind) {
       case "system":
       case "user":
-        messages.push({ role: turn.kind, content: turn.text, ...(turn.pinned ? { pinned: true } : {}) })
+        messages.push({
+          role: turn.kind,
+          content: turn.text,
+          ...(turn.pinned ? { pinned: true } : {}),
+          ...(turn.kind === "system" && turn.source !== "system" ? { meta: { source: turn.source } } : {})
+        })
         keys.push([])
         return
       case "assistant": {

@@ -39,8 +39,11 @@ const summaryOptions = { ctxkit: { summary: true } }
 const decoded = (turn: ScenarioTurn): EffectAiMessage => {
   switch (turn.kind) {
     case "system": {
-      // Memory and lorebook sources have no place in a prompt message: they render as plain system text.
-      const message = Prompt.makeMessage("system", { content: turn.text })
+      // A source other than the system travels in ctxkit's options, where the lens reads it.
+      const message = Prompt.makeMessage("system", {
+        content: turn.text,
+        ...(turn.source === "system" ? {} : { options: { ctxkit: { source: turn.source } } })
+      })
       return turn.pinned ? { ...message, pinned: true } : message
     }
     case "user": {
@@ -91,7 +94,12 @@ const decoded = (turn: ScenarioTurn): EffectAiMessage => {
 const encoded = (turn: ScenarioTurn): EffectAiMessage => {
   switch (turn.kind) {
     case "system":
-      return { role: "system", content: turn.text, ...(turn.pinned ? { pinned: true } : {}) }
+      return {
+        role: "system",
+        content: turn.text,
+        ...(turn.pinned ? { pinned: true } : {}),
+        ...(turn.source === "system" ? {} : { options: { ctxkit: { source: turn.source } } })
+      }
     case "user":
       return {
         role: "user",

@@ -81,8 +81,16 @@ export const render = (scenario: Scenario): Rendered<LangChainMessage> => {
   for (const turn of scenario.turns) {
     switch (turn.kind) {
       case "system":
-        // Memory and lorebook sources have no place in a LangChain message: they render as plain system text.
-        push("system", { content: turn.text }, turn.pinned, [])
+        // A source other than the system travels in ctxkit's `additional_kwargs`, where the lens reads it.
+        push(
+          "system",
+          {
+            content: turn.text,
+            ...(turn.source === "system" ? {} : { additional_kwargs: { ctxkit: { source: turn.source } } })
+          },
+          turn.pinned,
+          []
+        )
         break
       case "user":
         push(

@@ -12,7 +12,12 @@ export const render = (scenario: Scenario): Rendered<OpenAiChatMessage> => {
   turns: for (const turn of scenario.turns) {
     switch (turn.kind) {
       case "system":
-        messages.push({ role: "system", content: turn.text, ...(turn.pinned ? { pinned: true } : {}) })
+        messages.push({
+          role: "system",
+          content: turn.text,
+          ...(turn.pinned ? { pinned: true } : {}),
+          ...(turn.source === "system" ? {} : { meta: { source: turn.source } })
+        })
         keys.push([])
         continue turns
       case "user":

@@ -36,7 +36,12 @@ export const render = (scenario: Scenario): Rendered<OpenAiResponsesItem> => {
     switch (turn.kind) {
       case "system":
       case "user":
-        push({ role: turn.kind, content: turn.text, ...(turn.pinned ? { pinned: true } : {}) }, [])
+        push({
+          role: turn.kind,
+          content: turn.text,
+          ...(turn.pinned ? { pinned: true } : {}),
+          ...(turn.kind === "system" && turn.source !== "system" ? { meta: { source: turn.source } } : {})
+        }, [])
         return
       case "assistant":
         if (turn.reasoning !== undefined) {
