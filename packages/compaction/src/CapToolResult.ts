@@ -9,8 +9,9 @@ import type { CounterFailed, TokenCounter } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
-import { type Composed, fitWithin, lineBreaks, pairSafeEnd } from "./internal/capCut.ts"
+import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
 import { describeValue, formatNumber } from "./internal/capFormat.ts"
+import { pairSafeEnd } from "./internal/text.ts"
 
 /**
  * Options of the token cap: the input room (`available`, from `available(window, maxTokens)` in
@@ -66,14 +67,14 @@ export interface CharCapOptions {
 }
 
 /**
- * Alisio's ingest cap: a result over 48,000 characters of JSON (its `JSON.stringify` length, quotes and escapes
+ * The ingest cap by characters (Alisio's default): a result over 48,000 characters of JSON (its `JSON.stringify` length, quotes and escapes
  * included) becomes its first 40,000 characters followed by `\n[tool output truncated]`.
  *
  * @example
  * ```ts
- * import { alisioIngestCap, capToolResult } from "@ctxkit/compaction"
+ * import { ingestCharCap, capToolResult } from "@ctxkit/compaction"
  *
- * const result = capToolResult("x".repeat(60_000), alisioIngestCap)
+ * const result = capToolResult("x".repeat(60_000), ingestCharCap)
  * result.text.length // 40024: 40,000 characters and the 24-character marker
  * result.text.endsWith("\n[tool output truncated]") // true
  * ```
@@ -81,7 +82,7 @@ export interface CharCapOptions {
  * @category presets
  * @since 0.1.0
  */
-export const alisioIngestCap: CharCapOptions = {
+export const ingestCharCap: CharCapOptions = {
   overChars: 48_000,
   keepChars: 40_000,
   marker: "\n[tool output truncated]",
@@ -334,7 +335,7 @@ const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptio
  * (linear work whatever the counter does). When no round fits, the marker alone is sent; when even the marker is
  * over the limit, the longest start that fits, with no marker, and a {@link CapLimitTooSmall} diagnostic.
  *
- * **Character cap** ({@link CharCapOptions}, e.g. {@link alisioIngestCap}): over `overChars`, the first `keepChars`
+ * **Character cap** ({@link CharCapOptions}, e.g. {@link ingestCharCap}): over `overChars`, the first `keepChars`
  * characters (one fewer rather than split a surrogate pair) followed by the marker, verbatim. A result that keeps
  * all its characters is left as it is rather than marked as cut.
  *

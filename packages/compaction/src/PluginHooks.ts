@@ -6,13 +6,15 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ParsedCheckpoint } from "./Checkpoint.ts"
 import type { CompactionReason, PluginHookFailed, PluginHookName, PluginReport } from "./Events.ts"
 import { describeIssue, describeValue } from "./internal/events.ts"
-import { cutText, hookTimeout, runHook, safeDecode } from "./internal/eventsHooks.ts"
+import { DEFAULT_HOOK_TIMEOUT, hookTimeout, runHook, safeDecode } from "./internal/eventsHooks.ts"
+import { safeHead } from "./internal/text.ts"
 import { INJECT_CONTEXT_MAX_CHARS } from "./SummaryMessage.ts"
 
 /**
@@ -151,29 +153,16 @@ export interface CompactionPlugin {
 }
 
 /**
- * How long each hook may run by default: 5,000 ms (the seed leaves it to the host's `pluginHooks.timeoutMs`;
- * five seconds is long enough for a local store write, short enough not to stall a turn).
- *
- * @example
- * ```ts
- * import { DEFAULT_HOOK_TIMEOUT_MS } from "@ctxkit/compaction"
- *
- * DEFAULT_HOOK_TIMEOUT_MS // 5000
- * ```
- *
- * @category constants
- * @since 0.1.0
- */
-export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
-
-/**
  * Options of {@link runBeforeCompact} and {@link runAfterCompact}.
  *
  * @example
  * ```ts
- * import type { HookOptions } from "@ctxkit/compaction"
+ * import { runBeforeCompact } from "@ctxkit/compaction/PluginHooks"
+ * import * as Effect from "effect/Effect"
  *
- * const options: HookOptions = { timeoutMs: 2_000 }
+ * const plugins = [{ name: "notes", beforeCompact: () => Effect.succeed({ instructions: "Keep the TODO list." }) }]
+ * const run = Effect.runSync(runBeforeCompact(plugins, { reason: "auto", messages: 12 }, { timeout: "2 seconds" }))
+ * run.instructions // ["Keep the TODO list."]
  * ```
  *
  * @category plugins
@@ -181,10 +170,12 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
  */
 export interface HookOptions {
   /**
-   * Milliseconds each hook may run. Default {@link DEFAULT_HOOK_TIMEOUT_MS}; a value that is not a finite
-   * number ≥ 0 is replaced by the default. A hook that blocks synchronously cannot be interrupted.
+   * How long each hook may run, as a `Duration.Input` (`"2 seconds"`, `Duration.millis(500)`, or a number of
+   * milliseconds). Default 5 seconds (long enough for a local store write, short enough not to stall a turn).
+   * `compact` refuses a value that is not a duration ≥ 0; here it means the default. A hook that blocks
+   * synchronously cannot be interrupted.
    */
-  readonly timeoutMs?: number | undefined
+  readonly timeout?: Duration.Input | undefined
 }
 
 /**
@@ -306,7 +297,7 @@ export const runBeforeCompact: (
   options?: HookOptions | undefined
 ) {
   const list = listOf(plugins)
-  const timeout = hookTimeout(options?.timeoutMs, DEFAULT_HOOK_TIMEOUT_MS)
+  const timeout = hookTimeout(options?.timeout) ?? DEFAULT_HOOK_TIMEOUT
   const instructions: Array<string> = []
   const fields: Record<string, string> = {}
   const owners = new Map<string, string>()
@@ -411,7 +402,7 @@ export const runAfterCompact: (
   options?: HookOptions | undefined
 ) {
   const list = listOf(plugins)
-  const timeout = hookTimeout(options?.timeoutMs, DEFAULT_HOOK_TIMEOUT_MS)
+  const timeout = hookTimeout(options?.timeout) ?? DEFAULT_HOOK_TIMEOUT
   const injectContext: Array<string> = []
   const reports: Array<PluginReport> = []
   const events: Array<PluginHookFailed> = []
@@ -441,7 +432,7 @@ export const runAfterCompact: (
     }
     const answer = decoded.success
     if (answer.injectContext !== undefined && answer.injectContext.trim() !== "") {
-      injectContext.push(cutText(answer.injectContext, INJECT_CONTEXT_MAX_CHARS))
+      injectContext.push(safeHead(answer.injectContext, INJECT_CONTEXT_MAX_CHARS))
     }
     if (answer.report !== undefined) {
       reports.push({

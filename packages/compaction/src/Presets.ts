@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { alisioIngestCap, type CharCapOptions } from "./CapToolResult.ts"
+import { type CharCapOptions, ingestCharCap } from "./CapToolResult.ts"
 import { type ContextPolicy, defaultContextPolicy } from "./ContextPolicy.ts"
 import type { PartialSummaries } from "./SummaryReplyPolicy.ts"
 
@@ -62,7 +62,7 @@ export interface CompactionPreset {
  * - `maxContextChars: 800_000`: the fallback character budget and hard limit (≈ 200,000 tokens);
  * - `partialSummaries: "keep"`: a usable cut summary is kept and marked partial;
  * - `minKeepMessages: 4`: the reference implementation's mid-turn fallback;
- * - `ingestCap`: {@link alisioIngestCap} (results over 48,000 JSON characters keep their first 40,000).
+ * - `ingestCap`: {@link ingestCharCap} (results over 48,000 JSON characters keep their first 40,000).
  *
  * `tutorial` — the local-harness policy of the overflow tutorial (`overflow-detection-tutorial.es.txt`, "Los tres
  * escalones" and "Compactar sin fiarse de una entrada recortada"):
@@ -103,7 +103,7 @@ export const compactionPresets: {
     partialSummaries: "keep",
     maxOutputTokens: 16_000,
     maxContextChars: 800_000,
-    ingestCap: alisioIngestCap
+    ingestCap: ingestCharCap
   },
   tutorial: {
     name: "tutorial",

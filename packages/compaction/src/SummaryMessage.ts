@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
-import { safeHead } from "./internal/serializeText.ts"
+import { safeHead } from "./internal/text.ts"
 
 /**
  * The first line of a checkpoint message, naming how many messages it replaces.
