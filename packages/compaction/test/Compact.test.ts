@@ -131,7 +131,7 @@ describe("compact — the hook timeout is a Duration", () => {
         reason: "manual",
         format: formats.canonical,
         summarize,
-        hookTimeout: "soon"
+        hookTimeout: "soon" as Duration.Input
       })
       assert.instanceOf(error, CompactionFailed)
       assert.include(error.error, "options.hookTimeout must be a duration")
