@@ -9,7 +9,8 @@
  * - the real Claude Code compactions (`meta.compactions`): the history before each one planned with keepTurns 2
  *   and compared with what Claude Code did — it summarized everything (its kept tail is the summary alone).
  */
-import { planCompaction, reduceToBudget, transcriptChars } from "@ctxkit/compaction"
+import { planCompaction, reduceToBudget } from "@ctxkit/compaction"
+import { transcriptChars } from "@ctxkit/compaction/ReduceToBudget"
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { deepFreeze, keepTurnsViolations, planViolations, reductionViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

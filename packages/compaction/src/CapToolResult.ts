@@ -19,14 +19,6 @@ import { pairSafeEnd } from "./internal/text.ts"
  * 25,000 tokens) and the counter (a `TokenCounter` or a plain `(text) => number`; default `approximateCounter`).
  * The limit is `floor(min(share × available, maxToolResultTokens))`.
  *
- * @example
- * ```ts
- * import { o200kCounter } from "@ctxkit/budget/o200k"
- * import type { TokenCapOptions } from "@ctxkit/compaction"
- *
- * const options: TokenCapOptions = { available: 96_000, counter: o200kCounter } // limit 19,200 tokens
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -44,13 +36,6 @@ export interface TokenCapOptions {
 /**
  * Options of a character cap: results whose size (in UTF-16 units of the text, or of its JSON string when
  * `measure` is `"json"`) is over `overChars` become their first `keepChars` characters followed by `marker`.
- *
- * @example
- * ```ts
- * import type { CharCapOptions } from "@ctxkit/compaction"
- *
- * const options: CharCapOptions = { overChars: 10_000, keepChars: 8_000, marker: "\n[output truncated]" }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -175,7 +160,7 @@ export class CapLimitTooSmall extends Schema.TaggedClass<CapLimitTooSmall>("@ctx
  *
  * @example
  * ```ts
- * import type { CapDiagnostic } from "@ctxkit/compaction"
+ * import type { CapDiagnostic } from "@ctxkit/compaction/CapToolResult"
  *
  * const show = (d: CapDiagnostic) => `${d._tag}: ${d.message}`
  * ```
@@ -195,21 +180,6 @@ export type CapDiagnostic = CapOptionInvalid | CapLimitTooSmall | CounterFailed
  *   `input.slice(0, keptHead)` and ends with `input.slice(input.length - keptTail)`.
  * - Token cap: `limitTokens`, `tokensBefore` and (when cut) `tokensAfter`, with the counter given. Character cap:
  *   `measuredChars`, the size compared with `overChars`.
- *
- * @example
- * ```ts
- * import type { CappedResult } from "@ctxkit/compaction"
- *
- * const untouched: CappedResult = {
- *   text: "ok",
- *   capped: false,
- *   omittedChars: 0,
- *   omittedLines: 0,
- *   keptHead: 2,
- *   keptTail: 0,
- *   diagnostics: []
- * }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -349,7 +319,7 @@ const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptio
  * const log = Array.from({ length: 2_000 }, (_, i) => `line ${i}: ok`).join("\n")
  * const result = capToolResult(log, { available: 3_072 }) // limit floor(0.2 × 3,072) = 614 tokens
  * result.capped // true
- * (result.tokensAfter ?? 0) <= 614 // true
+ * const within = (result.tokensAfter ?? 0) <= 614 // true: the whole text counts within the limit
  * result.text.startsWith("line 0: ok\n") // true
  * result.text.endsWith("line 1999: ok") // true
  * capToolResult("short", { available: 3_072 }).text // "short"
@@ -371,13 +341,6 @@ export const capToolResult = (text: string, options: TokenCapOptions | CharCapOp
 /**
  * One tool result {@link capToolResults} cut: where it is, the call it answers, and what was left out.
  *
- * @example
- * ```ts
- * import type { CappedToolResult } from "@ctxkit/compaction"
- *
- * const entry: CappedToolResult = { index: 3, callId: "call_1", omittedChars: 51_840, omittedLines: 1_296 }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -396,14 +359,6 @@ export interface CappedToolResult {
  * Options of {@link capToolResults}: the cap (token or character options), the wire format (default
  * `formats.auto`) and `from`, the index of the first message to look at (the new ones; default 0).
  *
- * @example
- * ```ts
- * import type { CapToolResultsOptions } from "@ctxkit/compaction"
- * import { formats } from "@ctxkit/core"
- *
- * const options: CapToolResultsOptions<unknown> = { available: 96_000, format: formats.openaiChat, from: 12 }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -415,13 +370,6 @@ export type CapToolResultsOptions<M> = (TokenCapOptions | CharCapOptions) & {
 /**
  * What {@link capToolResults} returns: the messages (the same array when nothing was cut), the results cut, and
  * any diagnostics.
- *
- * @example
- * ```ts
- * import type { CapToolResultsResult } from "@ctxkit/compaction"
- *
- * const nothing: CapToolResultsResult<unknown> = { messages: [], capped: [], diagnostics: [] }
- * ```
  *
  * @category models
  * @since 0.1.0

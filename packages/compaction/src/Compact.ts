@@ -36,20 +36,6 @@ import { acceptSummaryReply, type PartialSummaries } from "./SummaryReplyPolicy.
 /**
  * Options of {@link compact}. Only `reason` is required.
  *
- * @example
- * ```ts
- * import type { CompactOptions } from "@ctxkit/compaction"
- * import { formats, type Message } from "@ctxkit/core"
- *
- * const options: CompactOptions<Message> = {
- *   reason: "manual",
- *   format: formats.canonical,
- *   focus: "the database migration",
- *   keepTurns: 2,
- *   partialSummaries: "reject"
- * }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -145,7 +131,7 @@ export interface Compacted<M> {
  *
  * @example
  * ```ts
- * import type { CompactionSkippedOutcome } from "@ctxkit/compaction"
+ * import type { CompactionSkippedOutcome } from "@ctxkit/compaction/Compact"
  *
  * const why = (outcome: CompactionSkippedOutcome) => outcome.noPlan.reason // "open-call" | "nothing-to-summarize"
  * ```
@@ -188,7 +174,7 @@ export type CompactionOutcome<M> = Compacted<M> | CompactionSkippedOutcome
  *
  * @example
  * ```ts
- * import { checkpointTooLargeMessage } from "@ctxkit/compaction"
+ * import { checkpointTooLargeMessage } from "@ctxkit/compaction/Compact"
  *
  * checkpointTooLargeMessage(900, 950).startsWith("The checkpoint would not make the context smaller") // true
  * ```
@@ -206,7 +192,7 @@ export const checkpointTooLargeMessage = (before: number, after: number): string
  *
  * @example
  * ```ts
- * import { requestTooLargeMessage } from "@ctxkit/compaction"
+ * import { requestTooLargeMessage } from "@ctxkit/compaction/Compact"
  *
  * requestTooLargeMessage(9_000, 8_000).startsWith("The compaction request does not fit") // true
  * ```

@@ -16,14 +16,6 @@ import { planBoundaries } from "./internal/planBoundaries.ts"
  *   many messages after it.
  * - `format` (default `formats.auto`): the lens your messages are read with.
  *
- * @example
- * ```ts
- * import type { PlanOptions } from "@ctxkit/compaction"
- * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
- *
- * const options: PlanOptions<OpenAiChatMessage> = { keepTurns: 3, minKeepMessages: 6, format: formats.openaiChat }
- * ```
- *
  * @category models
  * @since 0.1.0
  */

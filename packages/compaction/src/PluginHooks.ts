@@ -20,13 +20,6 @@ import { INJECT_CONTEXT_MAX_CHARS } from "./SummaryMessage.ts"
 /**
  * What `beforeCompact` is told: why the compaction runs and how many messages the history has.
  *
- * @example
- * ```ts
- * import type { BeforeCompactContext } from "@ctxkit/compaction"
- *
- * const context: BeforeCompactContext = { reason: "manual", messages: 42 }
- * ```
- *
  * @category plugins
  * @since 0.1.0
  */
@@ -41,16 +34,6 @@ export interface BeforeCompactContext {
  * What `beforeCompact` may return: instructions appended to the summarizer's system text, and extra output
  * fields (name → what to put there) the summarizer is asked to add next to `checkpoint` in its JSON reply.
  *
- * @example
- * ```ts
- * import type { BeforeCompactResult } from "@ctxkit/compaction"
- *
- * const result: BeforeCompactResult = {
- *   instructions: "List the user's stated preferences.",
- *   outputFields: { memories: "string[]: durable facts about the user worth remembering" }
- * }
- * ```
- *
  * @category plugins
  * @since 0.1.0
  */
@@ -64,17 +47,6 @@ export interface BeforeCompactResult {
 /**
  * What `afterCompact` is told: why the compaction ran, the parsed checkpoint, and the values of the output fields
  * THIS plugin requested (only those; absent when the summarizer did not return them or the reply was not JSON).
- *
- * @example
- * ```ts
- * import type { AfterCompactContext } from "@ctxkit/compaction"
- *
- * const context: AfterCompactContext = {
- *   reason: "auto",
- *   checkpoint: { structured: false, extracted: {}, text: "We fixed the build." },
- *   extracted: {}
- * }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -91,16 +63,6 @@ export interface AfterCompactContext {
 /**
  * What `afterCompact` may return: text to add after the checkpoint (cut to {@link INJECT_CONTEXT_MAX_CHARS}),
  * and a report (a one-line summary a host may show, and JSON data) that goes into `compaction_completed.plugins`.
- *
- * @example
- * ```ts
- * import type { AfterCompactResult } from "@ctxkit/compaction"
- *
- * const result: AfterCompactResult = {
- *   injectContext: "Remembered: the user prefers tabs.",
- *   report: { summary: "1 memory saved", data: { saved: 1 } }
- * }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -183,13 +145,6 @@ export interface HookOptions {
  * description; a name requested twice goes to the first plugin), which fields each plugin was granted (aligned
  * with the plugins given), and a `plugin_hook_failed` event for every failure.
  *
- * @example
- * ```ts
- * import type { BeforeCompactRun } from "@ctxkit/compaction"
- *
- * const run: BeforeCompactRun = { instructions: [], fields: {}, granted: [[]], events: [] }
- * ```
- *
  * @category plugins
  * @since 0.1.0
  */
@@ -207,13 +162,6 @@ export interface BeforeCompactRun {
 /**
  * What {@link runAfterCompact} gathered: the context to inject after the checkpoint (in plugin order, each cut to
  * 24,000 characters), the reports, and a `plugin_hook_failed` event for every failure.
- *
- * @example
- * ```ts
- * import type { AfterCompactRun } from "@ctxkit/compaction"
- *
- * const run: AfterCompactRun = { injectContext: ["Remembered: tabs."], reports: [{ name: "memory" }], events: [] }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -271,7 +219,8 @@ const orEmpty = (value: unknown): unknown => value === undefined ? {} : value
  *
  * @example
  * ```ts
- * import { type CompactionPlugin, runBeforeCompact } from "@ctxkit/compaction"
+ * import { type CompactionPlugin } from "@ctxkit/compaction"
+ * import { runBeforeCompact } from "@ctxkit/compaction/PluginHooks"
  * import * as Effect from "effect/Effect"
  *
  * const plugins: ReadonlyArray<CompactionPlugin> = [
@@ -367,7 +316,8 @@ export const runBeforeCompact: (
  *
  * @example
  * ```ts
- * import { type CompactionPlugin, runAfterCompact } from "@ctxkit/compaction"
+ * import { type CompactionPlugin } from "@ctxkit/compaction"
+ * import { runAfterCompact } from "@ctxkit/compaction/PluginHooks"
  * import * as Effect from "effect/Effect"
  *
  * const plugins: ReadonlyArray<CompactionPlugin> = [{

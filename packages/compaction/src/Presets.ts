@@ -11,20 +11,6 @@ import type { PartialSummaries } from "./SummaryReplyPolicy.ts"
 /**
  * One preset's compaction settings. Fields a seed does not fix are absent, and the host's own defaults apply.
  *
- * @example
- * ```ts
- * import type { CompactionPreset } from "@ctxkit/compaction"
- *
- * const mine: CompactionPreset = {
- *   name: "mine",
- *   auto: true,
- *   threshold: 0.8,
- *   keepTurns: 3,
- *   minKeepMessages: 4,
- *   partialSummaries: "keep"
- * }
- * ```
- *
  * @category presets
  * @since 0.1.0
  */

@@ -2,16 +2,8 @@
  * The hard limit's failure message: the four exact WHAT sentences of the seed, the layout of the message, and the
  * core error it builds.
  */
-import {
-  budgetExceeded,
-  budgetExceededMessage,
-  COMPACTION_DISABLED,
-  COMPACTION_RAN_NOT_ENOUGH,
-  COMPACTION_SKIPPED_NO_BOUNDARY,
-  compactionFailedSentence,
-  DEFAULT_BUDGET_ADVICE,
-  lastChanceSentence
-} from "@ctxkit/compaction"
+import { budgetExceededMessage } from "@ctxkit/compaction"
+import { budgetExceeded, COMPACTION_DISABLED, COMPACTION_RAN_NOT_ENOUGH, COMPACTION_SKIPPED_NO_BOUNDARY, compactionFailedSentence, DEFAULT_BUDGET_ADVICE, lastChanceSentence } from "../src/BudgetExceeded.ts"
 import { ContextBudgetExceeded } from "@ctxkit/core"
 import { assert, describe, it } from "@effect/vitest"
 

@@ -1,15 +1,7 @@
 import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
 import { o200kCounter } from "@ctxkit/budget/o200k"
-import {
-  CapLimitTooSmall,
-  CapOptionInvalid,
-  type CappedResult,
-  capToolResult,
-  capToolResults,
-  type CharCapOptions,
-  ingestCharCap,
-  type TokenCapOptions
-} from "@ctxkit/compaction"
+import { type CappedResult, capToolResult, capToolResults, ingestCharCap } from "@ctxkit/compaction"
+import { CapLimitTooSmall, CapOptionInvalid, type CharCapOptions, type TokenCapOptions } from "../src/CapToolResult.ts"
 import type { MessageFormat } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf, text as textArbitrary } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

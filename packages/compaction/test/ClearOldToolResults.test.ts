@@ -1,5 +1,6 @@
 import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
-import { CLEARED_NOTE, clearOldToolResults, ClearOptionInvalid } from "@ctxkit/compaction"
+import { CLEARED_NOTE, clearOldToolResults } from "@ctxkit/compaction"
+import { ClearOptionInvalid } from "../src/ClearOldToolResults.ts"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import {
   deepFreeze,

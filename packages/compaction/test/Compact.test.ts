@@ -4,27 +4,10 @@
  * untouched), the retry ladder, skips, plugin hooks and the order and data of the events.
  */
 import { conversationCost, estimateTokens, makeCostCache } from "@ctxkit/budget"
-import {
-  acceptSummaryReply,
-  checkpointTooLargeMessage,
-  compact,
-  type CompactionEvent,
-  type CompactionOutcome,
-  type CompactionPlugin,
-  compactionPresets,
-  type CompactOptions,
-  CUT_EMPTY_MESSAGE,
-  defaultContextPolicy,
-  EMPTY_SUMMARY_MESSAGE,
-  ingestCharCap,
-  planCompaction,
-  requestTooLargeMessage,
-  Summarizer,
-  SummarizerError,
-  type SummaryReply,
-  type SummaryRequest,
-  truncatedRequestMessage
-} from "@ctxkit/compaction"
+import { compact, type CompactionEvent, type CompactionOutcome, type CompactionPlugin, compactionPresets, type CompactOptions, defaultContextPolicy, ingestCharCap, planCompaction, Summarizer, SummarizerError, type SummaryReply, type SummaryRequest } from "@ctxkit/compaction"
+import { checkpointTooLargeMessage, requestTooLargeMessage } from "../src/Compact.ts"
+import { truncatedRequestMessage } from "../src/Guards.ts"
+import { acceptSummaryReply, CUT_EMPTY_MESSAGE, EMPTY_SUMMARY_MESSAGE } from "../src/SummaryReplyPolicy.ts"
 import { CompactionFailed, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

@@ -1,14 +1,6 @@
 import { available } from "@ctxkit/budget"
-import {
-  ContextAction,
-  type ContextPolicy,
-  ContextPolicyConfig,
-  type ContextState,
-  decideContextAction,
-  decodeContextPolicy,
-  defaultContextPolicy,
-  InvalidContextPolicy
-} from "@ctxkit/compaction"
+import { ContextAction, type ContextPolicy, type ContextState, decideContextAction, decodeContextPolicy, defaultContextPolicy, InvalidContextPolicy } from "@ctxkit/compaction"
+import { ContextPolicyConfig } from "../src/ContextPolicy.ts"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"

@@ -2,22 +2,10 @@
  * The hard limit: within it nothing happens; over it the tail is reduced, then the last-chance compaction runs
  * (at most once per turn), and only then the failure names exactly what compaction did.
  */
-import {
-  compact,
-  COMPACTION_DISABLED,
-  COMPACTION_RAN_NOT_ENOUGH,
-  COMPACTION_SKIPPED_NO_BOUNDARY,
-  type CompactionEvent,
-  type CompactionOutcome,
-  DEFAULT_BUDGET_ADVICE,
-  ensureWithinBudget,
-  hardLimitTarget,
-  MIN_REDUCTION_TARGET_CHARS,
-  reduceToBudget,
-  type SummarizeFn,
-  SummarizerError,
-  transcriptChars
-} from "@ctxkit/compaction"
+import { compact, type CompactionEvent, type CompactionOutcome, ensureWithinBudget, reduceToBudget, type SummarizeFn, SummarizerError } from "@ctxkit/compaction"
+import { COMPACTION_DISABLED, COMPACTION_RAN_NOT_ENOUGH, COMPACTION_SKIPPED_NO_BOUNDARY, DEFAULT_BUDGET_ADVICE } from "../src/BudgetExceeded.ts"
+import { hardLimitTarget, MIN_REDUCTION_TARGET_CHARS } from "../src/EnsureWithinBudget.ts"
+import { transcriptChars } from "../src/ReduceToBudget.ts"
 import { type CompactionFailed, ContextBudgetExceeded, formats, type Message } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

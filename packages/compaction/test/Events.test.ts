@@ -2,15 +2,8 @@
  * The event schemas and the versioned JSONL envelope: exact JSON for one event of each type, round trips, and
  * clear errors for lines that are not events of this version.
  */
-import {
-  type CompactionEvent,
-  CompactionEvent as CompactionEventSchema,
-  decodeEventLine,
-  encodeEventLine,
-  envelope,
-  EVENT_SCHEMA_VERSION,
-  InvalidEventLine
-} from "@ctxkit/compaction"
+import { type CompactionEvent, CompactionEvent as CompactionEventSchema, decodeEventLine, encodeEventLine, envelope } from "@ctxkit/compaction"
+import { EVENT_SCHEMA_VERSION, InvalidEventLine } from "../src/Events.ts"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"

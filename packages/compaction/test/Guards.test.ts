@@ -1,13 +1,4 @@
-import {
-  checkpointShrinks,
-  COMPACTION_ATTEMPT_STEPS,
-  compactionAttempt,
-  compactionRequestTruncated,
-  compactionStalled,
-  STALL_MIN_DROP,
-  StallGuard,
-  truncatedRequestMessage
-} from "@ctxkit/compaction"
+import { checkpointShrinks, COMPACTION_ATTEMPT_STEPS, compactionAttempt, compactionRequestTruncated, compactionStalled, STALL_MIN_DROP, StallGuard, truncatedRequestMessage } from "../src/Guards.ts"
 import { type AnthropicMessage, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

@@ -2,7 +2,8 @@
  * `planCompaction` and `applyCompaction`: every rule of the spec's "The plan: where to cut", on hand-written
  * histories in several wire formats, with the exact cuts, fallbacks, reasons and details.
  */
-import { applyCompaction, type CompactionPlan, type NoPlan, planCompaction, type PlanOptions } from "@ctxkit/compaction"
+import { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "@ctxkit/compaction"
+import { type PlanOptions } from "../src/PlanCompaction.ts"
 import { formats, type Message } from "@ctxkit/core"
 import { deepFreeze, planViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

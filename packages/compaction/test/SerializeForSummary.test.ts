@@ -1,11 +1,6 @@
-import {
-  checkpointInstructions,
-  DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS,
-  serializeForSummary,
-  SUMMARY_ITEM_MAX_CHARS,
-  SUMMARY_PROMPT,
-  summaryRequest
-} from "@ctxkit/compaction"
+import { checkpointInstructions, serializeForSummary } from "@ctxkit/compaction"
+import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_PROMPT, summaryRequest } from "../src/CheckpointInstructions.ts"
+import { SUMMARY_ITEM_MAX_CHARS } from "../src/SerializeForSummary.ts"
 import {
   type AnthropicMessage,
   formats,

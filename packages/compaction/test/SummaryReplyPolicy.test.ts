@@ -1,11 +1,5 @@
-import {
-  acceptSummaryReply,
-  CUT_EMPTY_MESSAGE,
-  EMPTY_SUMMARY_MESSAGE,
-  type PartialSummaries,
-  type SummaryFinishReason,
-  SummaryRejected
-} from "@ctxkit/compaction"
+import { type SummaryFinishReason } from "../src/Summarizer.ts"
+import { acceptSummaryReply, CUT_EMPTY_MESSAGE, EMPTY_SUMMARY_MESSAGE, type PartialSummaries, SummaryRejected } from "../src/SummaryReplyPolicy.ts"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as fc from "fast-check"

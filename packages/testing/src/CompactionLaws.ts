@@ -45,12 +45,15 @@ export interface PlanLike<M> {
  *
  * @example
  * ```ts
- * import { formats } from "@ctxkit/core"
+ * import { formats, type Message } from "@ctxkit/core"
  * import { planViolations } from "@ctxkit/testing"
  *
- * const call = { role: "assistant", content: "", toolCalls: [{ id: "a", name: "ls", arguments: "{}" }] }
- * const result = { role: "tool", toolCallId: "a", content: "x" }
- * const input = [{ role: "user", content: "go" }, call, result, { role: "user", content: "next" }]
+ * const input: ReadonlyArray<Message> = [
+ *   { role: "user", content: "go" },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "a", name: "ls", arguments: "{}" }] },
+ *   { role: "tool", toolCallId: "a", content: "x" },
+ *   { role: "user", content: "next" }
+ * ]
  * planViolations(input, { _tag: "CompactionPlan", cut: 3, summarized: input.slice(0, 3), kept: input.slice(3) }, formats.canonical) // []
  * planViolations(input, { _tag: "CompactionPlan", cut: 2, summarized: input.slice(0, 2), kept: input.slice(2) }, formats.canonical).length > 0 // true
  * ```
@@ -258,12 +261,12 @@ const same = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
  *
  * @example
  * ```ts
- * import { formats } from "@ctxkit/core"
+ * import { formats, type Message } from "@ctxkit/core"
  * import { reductionViolations } from "@ctxkit/testing"
  *
- * const input = [{ role: "user", content: "x".repeat(5_000) }]
+ * const input: ReadonlyArray<Message> = [{ role: "user", content: "x".repeat(5_000) }]
  * const marker = "… [truncated by context budget]"
- * const clipped = [{ role: "user", content: "x".repeat(1_024) + "\n" + marker }]
+ * const clipped: ReadonlyArray<Message> = [{ role: "user", content: "x".repeat(1_024) + "\n" + marker }]
  * reductionViolations(input, { messages: clipped, clipped: [0], truncated: 1 }, 2_000, formats.canonical) // []
  * reductionViolations(input, { messages: [{ role: "assistant", content: "x" }] }, 2_000, formats.canonical).length > 0 // true
  * ```
