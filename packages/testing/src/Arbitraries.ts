@@ -247,12 +247,12 @@ const build = (systemText: string, plan: ReadonlyArray<Step>, resultText: string
  *
  * @example
  * ```ts
- * import { toolGroups, formats } from "@ctxkit/core"
- * import { conversation, groupsFromKeys } from "@ctxkit/testing"
+ * import { toolGroups } from "@ctxkit/core"
+ * import { conversation, formatOf, groupsFromKeys } from "@ctxkit/testing"
  * import * as fc from "fast-check"
  *
  * fc.assert(fc.property(conversation("anthropic"), (rendered) => {
- *   const { groups } = toolGroups(rendered.messages, formats.anthropic)
+ *   const { groups } = toolGroups(rendered.messages, formatOf("anthropic"))
  *   return JSON.stringify(groups) === JSON.stringify(groupsFromKeys(rendered))
  * }))
  * ```
