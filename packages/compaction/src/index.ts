@@ -26,20 +26,20 @@ export {
   InvalidContextPolicy
 } from "./ContextPolicy.ts"
 // Step 3: compact.
-export { compact, type CompactionOutcome, type CompactOptions, type Compacted } from "./Compact.ts"
-export { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "./PlanCompaction.ts"
-export { serializeForSummary } from "./SerializeForSummary.ts"
+export { Checkpoint, parseCheckpoint, type ParsedCheckpoint, renderCheckpoint } from "./Checkpoint.ts"
 export { checkpointInstructions } from "./CheckpointInstructions.ts"
-export { Checkpoint, type ParsedCheckpoint, parseCheckpoint, renderCheckpoint } from "./Checkpoint.ts"
-export { summaryMessage } from "./SummaryMessage.ts"
-export { type SummarizeFn, Summarizer, SummarizerError, type SummaryReply, type SummaryRequest } from "./Summarizer.ts"
+export { compact, type Compacted, type CompactionOutcome, type CompactOptions } from "./Compact.ts"
+export { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "./PlanCompaction.ts"
 export type { CompactionPlugin } from "./PluginHooks.ts"
 export { compactionPresets } from "./Presets.ts"
 export { recoverUncertainResults } from "./Recover.ts"
+export { serializeForSummary } from "./SerializeForSummary.ts"
+export { type SummarizeFn, Summarizer, SummarizerError, type SummaryReply, type SummaryRequest } from "./Summarizer.ts"
+export { summaryMessage } from "./SummaryMessage.ts"
 // After compaction: the hard limit and the oversized tail.
-export { BUDGET_TRUNCATION_MARKER, reduceToBudget, type Reduction } from "./ReduceToBudget.ts"
-export { ensureWithinBudget, type WithinBudget } from "./EnsureWithinBudget.ts"
 export { budgetExceededMessage } from "./BudgetExceeded.ts"
+export { ensureWithinBudget, type WithinBudget } from "./EnsureWithinBudget.ts"
+export { BUDGET_TRUNCATION_MARKER, reduceToBudget, type Reduction } from "./ReduceToBudget.ts"
 // Events.
 export {
   CompactionCompleted,

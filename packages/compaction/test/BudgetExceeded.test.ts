@@ -3,9 +3,17 @@
  * core error it builds.
  */
 import { budgetExceededMessage } from "@ctxkit/compaction"
-import { budgetExceeded, COMPACTION_DISABLED, COMPACTION_RAN_NOT_ENOUGH, COMPACTION_SKIPPED_NO_BOUNDARY, compactionFailedSentence, DEFAULT_BUDGET_ADVICE, lastChanceSentence } from "../src/BudgetExceeded.ts"
 import { ContextBudgetExceeded } from "@ctxkit/core"
 import { assert, describe, it } from "@effect/vitest"
+import {
+  budgetExceeded,
+  COMPACTION_DISABLED,
+  COMPACTION_RAN_NOT_ENOUGH,
+  COMPACTION_SKIPPED_NO_BOUNDARY,
+  compactionFailedSentence,
+  DEFAULT_BUDGET_ADVICE,
+  lastChanceSentence
+} from "../src/BudgetExceeded.ts"
 
 describe("budget exceeded", () => {
   it("the four WHAT sentences are the seed's, exactly", () => {

@@ -1,10 +1,10 @@
 import { Checkpoint, parseCheckpoint, renderCheckpoint, summaryMessage } from "@ctxkit/compaction"
-import { CHECKPOINT_SECTIONS } from "../src/Checkpoint.ts"
-import { INJECT_CONTEXT_MAX_CHARS } from "../src/SummaryMessage.ts"
 import { checkpointHeader, formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { CHECKPOINT_SECTIONS } from "../src/Checkpoint.ts"
+import { INJECT_CONTEXT_MAX_CHARS } from "../src/SummaryMessage.ts"
 
 const full: Checkpoint = {
   goal: "Make `npm run build` pass on main",

@@ -1,6 +1,5 @@
 import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
 import { CLEARED_NOTE, clearOldToolResults } from "@ctxkit/compaction"
-import { ClearOptionInvalid } from "../src/ClearOldToolResults.ts"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import {
   deepFreeze,
@@ -14,6 +13,7 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { ClearOptionInvalid } from "../src/ClearOldToolResults.ts"
 
 const NOTE_TOKENS = 22 // ceil(86 / 4)
 

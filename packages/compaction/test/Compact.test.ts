@@ -4,10 +4,21 @@
  * untouched), the retry ladder, skips, plugin hooks and the order and data of the events.
  */
 import { conversationCost, estimateTokens, makeCostCache } from "@ctxkit/budget"
-import { compact, type CompactionEvent, type CompactionOutcome, type CompactionPlugin, compactionPresets, type CompactOptions, defaultContextPolicy, ingestCharCap, planCompaction, Summarizer, SummarizerError, type SummaryReply, type SummaryRequest } from "@ctxkit/compaction"
-import { checkpointTooLargeMessage, requestTooLargeMessage } from "../src/Compact.ts"
-import { truncatedRequestMessage } from "../src/Guards.ts"
-import { acceptSummaryReply, CUT_EMPTY_MESSAGE, EMPTY_SUMMARY_MESSAGE } from "../src/SummaryReplyPolicy.ts"
+import {
+  compact,
+  type CompactionEvent,
+  type CompactionOutcome,
+  type CompactionPlugin,
+  compactionPresets,
+  type CompactOptions,
+  defaultContextPolicy,
+  ingestCharCap,
+  planCompaction,
+  Summarizer,
+  SummarizerError,
+  type SummaryReply,
+  type SummaryRequest
+} from "@ctxkit/compaction"
 import { CompactionFailed, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -20,6 +31,9 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
+import { checkpointTooLargeMessage, requestTooLargeMessage } from "../src/Compact.ts"
+import { truncatedRequestMessage } from "../src/Guards.ts"
+import { acceptSummaryReply, CUT_EMPTY_MESSAGE, EMPTY_SUMMARY_MESSAGE } from "../src/SummaryReplyPolicy.ts"
 
 const BIG = "line of build output\n".repeat(200)
 

@@ -1,10 +1,18 @@
 import { available } from "@ctxkit/budget"
-import { ContextAction, type ContextPolicy, type ContextState, decideContextAction, decodeContextPolicy, defaultContextPolicy, InvalidContextPolicy } from "@ctxkit/compaction"
-import { ContextPolicyConfig } from "../src/ContextPolicy.ts"
+import {
+  ContextAction,
+  type ContextPolicy,
+  type ContextState,
+  decideContextAction,
+  decodeContextPolicy,
+  defaultContextPolicy,
+  InvalidContextPolicy
+} from "@ctxkit/compaction"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import { ContextPolicyConfig } from "../src/ContextPolicy.ts"
 
 // The tutorial's figures: a 4,096-token window keeps 1,024 for the reply.
 const ROOM = 3_072

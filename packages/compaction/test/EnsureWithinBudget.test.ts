@@ -2,14 +2,27 @@
  * The hard limit: within it nothing happens; over it the tail is reduced, then the last-chance compaction runs
  * (at most once per turn), and only then the failure names exactly what compaction did.
  */
-import { compact, type CompactionEvent, type CompactionOutcome, ensureWithinBudget, reduceToBudget, type SummarizeFn, SummarizerError } from "@ctxkit/compaction"
-import { COMPACTION_DISABLED, COMPACTION_RAN_NOT_ENOUGH, COMPACTION_SKIPPED_NO_BOUNDARY, DEFAULT_BUDGET_ADVICE } from "../src/BudgetExceeded.ts"
-import { hardLimitTarget, MIN_REDUCTION_TARGET_CHARS } from "../src/EnsureWithinBudget.ts"
-import { transcriptChars } from "../src/ReduceToBudget.ts"
+import {
+  compact,
+  type CompactionEvent,
+  type CompactionOutcome,
+  ensureWithinBudget,
+  reduceToBudget,
+  type SummarizeFn,
+  SummarizerError
+} from "@ctxkit/compaction"
 import { type CompactionFailed, ContextBudgetExceeded, formats, type Message } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import {
+  COMPACTION_DISABLED,
+  COMPACTION_RAN_NOT_ENOUGH,
+  COMPACTION_SKIPPED_NO_BOUNDARY,
+  DEFAULT_BUDGET_ADVICE
+} from "../src/BudgetExceeded.ts"
+import { hardLimitTarget, MIN_REDUCTION_TARGET_CHARS } from "../src/EnsureWithinBudget.ts"
+import { transcriptChars } from "../src/ReduceToBudget.ts"
 
 const format = formats.canonical
 

@@ -2,12 +2,18 @@
  * The event schemas and the versioned JSONL envelope: exact JSON for one event of each type, round trips, and
  * clear errors for lines that are not events of this version.
  */
-import { type CompactionEvent, CompactionEvent as CompactionEventSchema, decodeEventLine, encodeEventLine, envelope } from "@ctxkit/compaction"
-import { EVENT_SCHEMA_VERSION, InvalidEventLine } from "../src/Events.ts"
+import {
+  type CompactionEvent,
+  CompactionEvent as CompactionEventSchema,
+  decodeEventLine,
+  encodeEventLine,
+  envelope
+} from "@ctxkit/compaction"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import { EVENT_SCHEMA_VERSION, InvalidEventLine } from "../src/Events.ts"
 
 const context = { runId: "run-7", sessionId: "ses-1", seq: 3, timestamp: "2026-05-01T10:00:00.000Z" }
 const head = "{\"schemaVersion\":1,\"runId\":\"run-7\",\"sessionId\":\"ses-1\",\"seq\":3,"

@@ -1,8 +1,17 @@
-import { checkpointShrinks, COMPACTION_ATTEMPT_STEPS, compactionAttempt, compactionRequestTruncated, compactionStalled, STALL_MIN_DROP, StallGuard, truncatedRequestMessage } from "../src/Guards.ts"
 import { type AnthropicMessage, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import {
+  checkpointShrinks,
+  COMPACTION_ATTEMPT_STEPS,
+  compactionAttempt,
+  compactionRequestTruncated,
+  compactionStalled,
+  STALL_MIN_DROP,
+  StallGuard,
+  truncatedRequestMessage
+} from "../src/Guards.ts"
 
 describe("compactionRequestTruncated", () => {
   const lastGood = { tokens: 3_700, estimate: 3_750 }

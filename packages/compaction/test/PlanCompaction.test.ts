@@ -3,11 +3,11 @@
  * histories in several wire formats, with the exact cuts, fallbacks, reasons and details.
  */
 import { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "@ctxkit/compaction"
-import { type PlanOptions } from "../src/PlanCompaction.ts"
 import { formats, type Message } from "@ctxkit/core"
 import { deepFreeze, planViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { type PlanOptions } from "../src/PlanCompaction.ts"
 
 const user = (content: string, extra: Partial<Message> = {}): Message =>
   ({ role: "user", content, ...extra }) as Message

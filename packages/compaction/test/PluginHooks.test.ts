@@ -4,13 +4,13 @@
  * `continued: true` while the others still run. Timeouts use the TestClock: no real sleeps.
  */
 import { type CompactionPlugin, type ParsedCheckpoint } from "@ctxkit/compaction"
-import { runAfterCompact, runBeforeCompact } from "../src/PluginHooks.ts"
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
 import { hookTimeout } from "../src/internal/eventsHooks.ts"
+import { runAfterCompact, runBeforeCompact } from "../src/PluginHooks.ts"
 
 const checkpoint: ParsedCheckpoint = {
   structured: true,

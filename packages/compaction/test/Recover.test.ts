@@ -3,11 +3,11 @@
  * changes, and afterwards the history can be planned for compaction.
  */
 import { planCompaction, recoverUncertainResults } from "@ctxkit/compaction"
-import { UNCERTAIN_RESULT_NOTE } from "../src/Recover.ts"
 import { formats, type Message, toolGroups } from "@ctxkit/core"
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { UNCERTAIN_RESULT_NOTE } from "../src/Recover.ts"
 
 const crashed: ReadonlyArray<Message> = deepFreeze([
   { role: "user", content: "Deploy the site." },

@@ -4,10 +4,10 @@
  * the documented decisions (bad targets, clips that save nothing end a round, the final sweep, what the lens cannot rewrite).
  */
 import { BUDGET_TRUNCATION_MARKER, reduceToBudget } from "@ctxkit/compaction"
-import { TEXT_CAP_ROUNDS, TOOL_RESULT_CAP_ROUNDS, transcriptChars } from "../src/ReduceToBudget.ts"
 import { formats, type Message } from "@ctxkit/core"
 import { deepEqual, deepFreeze, reductionViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { TEXT_CAP_ROUNDS, TOOL_RESULT_CAP_ROUNDS, transcriptChars } from "../src/ReduceToBudget.ts"
 
 const MARKER = "… [truncated by context budget]"
 const cut = (text: string, cap: number): string => text.slice(0, cap) + "\n" + MARKER

@@ -1,6 +1,4 @@
 import { checkpointInstructions, serializeForSummary } from "@ctxkit/compaction"
-import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_PROMPT, summaryRequest } from "../src/CheckpointInstructions.ts"
-import { SUMMARY_ITEM_MAX_CHARS } from "../src/SerializeForSummary.ts"
 import {
   type AnthropicMessage,
   formats,
@@ -19,6 +17,8 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_PROMPT, summaryRequest } from "../src/CheckpointInstructions.ts"
+import { SUMMARY_ITEM_MAX_CHARS } from "../src/SerializeForSummary.ts"
 
 const canonical = formats.canonical
 const lines = (messages: ReadonlyArray<Message>, maxItemChars?: number): ReadonlyArray<string> =>

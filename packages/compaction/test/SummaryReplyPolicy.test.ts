@@ -1,8 +1,14 @@
-import { type SummaryFinishReason } from "../src/Summarizer.ts"
-import { acceptSummaryReply, CUT_EMPTY_MESSAGE, EMPTY_SUMMARY_MESSAGE, type PartialSummaries, SummaryRejected } from "../src/SummaryReplyPolicy.ts"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as fc from "fast-check"
+import { type SummaryFinishReason } from "../src/Summarizer.ts"
+import {
+  acceptSummaryReply,
+  CUT_EMPTY_MESSAGE,
+  EMPTY_SUMMARY_MESSAGE,
+  type PartialSummaries,
+  SummaryRejected
+} from "../src/SummaryReplyPolicy.ts"
 
 const CUT_8000 =
   "The compaction summary is incomplete: the summarizer stopped with \"length\" at its output limit of " +
