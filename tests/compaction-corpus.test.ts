@@ -2,14 +2,17 @@
  * Compaction planning and the post-compaction tail reduction on the real corpus (`../shared/corpus/normalized/`):
  * - every conversation planned with keepTurns 0, 1, 2 and 5: L11 holds (the parts are pair-closed; the corpus has
  *   no open call, so "no plan" only ever means too little to summarize);
+ * - every conversation, and every prefix of it (each point where a compaction could be asked for), planned with
+ *   keepTurns 0 to 6: a larger keepTurns never keeps fewer messages (L11's last clause);
  * - every conversation reduced to 50%, 25% and 10% of its serialized size and to 4,000 characters: L12 holds, and
  *   the target is met exactly when it is reachable (when clipping everything to the smallest caps meets it);
  * - the real Claude Code compactions (`meta.compactions`): the history before each one planned with keepTurns 2
  *   and compared with what Claude Code did — it summarized everything (its kept tail is the summary alone).
  */
-import { planCompaction, reduceToBudget, transcriptChars } from "@ctxkit/compaction"
+import { planCompaction, reduceToBudget } from "@ctxkit/compaction"
+import { transcriptChars } from "@ctxkit/compaction/ReduceToBudget"
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import { deepFreeze, planViolations, reductionViolations } from "@ctxkit/testing"
+import { deepFreeze, keepTurnsViolations, planViolations, reductionViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { corpusAbsent, loadCorpus } from "./corpus.ts"
 
@@ -97,6 +100,25 @@ describe.skipIf(corpusAbsent)("compaction planning on real transcripts (../share
     })
   }
 })
+
+describe.skipIf(corpusAbsent)(
+  "a larger keepTurns never keeps fewer messages, on every prefix of every real transcript",
+  () => {
+    for (const conversation of corpus) {
+      it(`${conversation.source}/${conversation.id}: keepTurns 0 to 6 on ${conversation.messages.length} prefixes`, () => {
+        const messages = deepFreeze(conversation.messages as ReadonlyArray<Message>)
+        for (let end = 1; end <= messages.length; end++) {
+          const history = messages.slice(0, end)
+          const violations = keepTurnsViolations(
+            history,
+            (keepTurns) => planCompaction(history, { format: corpusFormat, keepTurns })
+          )
+          assert.deepStrictEqual(violations, [], `the first ${end} messages`)
+        }
+      })
+    }
+  }
+)
 
 describe.skipIf(corpusAbsent)("the real Claude Code compactions, planned with keepTurns 2", () => {
   const points = corpus.flatMap((conversation) =>

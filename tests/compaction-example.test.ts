@@ -1,11 +1,5 @@
-import {
-  BUDGET_TRUNCATION_MARKER,
-  checkpointHeader,
-  CLEARED_NOTE,
-  CompactionEvent,
-  defaultContextPolicy
-} from "@ctxkit/compaction"
-import { formats, type OpenAiChatMessage, toolGroups } from "@ctxkit/core"
+import { BUDGET_TRUNCATION_MARKER, CLEARED_NOTE, CompactionEvent, defaultContextPolicy } from "@ctxkit/compaction"
+import { checkpointHeader, formats, type OpenAiChatMessage, toolGroups } from "@ctxkit/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { HARD_LIMIT_CHARS, main, MAX_TOKENS, WINDOW } from "../examples/compaction.ts"

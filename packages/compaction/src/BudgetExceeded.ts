@@ -12,13 +12,6 @@ import { ContextBudgetExceeded } from "@ctxkit/core"
  * is still too large), it found no safe boundary, it failed (with its error), or automatic compaction is
  * disabled.
  *
- * @example
- * ```ts
- * import type { LastChanceOutcome } from "@ctxkit/compaction"
- *
- * const outcome: LastChanceOutcome = { _tag: "Failed", error: "the summarizer timed out" }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -33,7 +26,7 @@ export type LastChanceOutcome =
  *
  * @example
  * ```ts
- * import { COMPACTION_RAN_NOT_ENOUGH } from "@ctxkit/compaction"
+ * import { COMPACTION_RAN_NOT_ENOUGH } from "@ctxkit/compaction/BudgetExceeded"
  *
  * COMPACTION_RAN_NOT_ENOUGH // "Automatic compaction ran but could not reduce it enough."
  * ```
@@ -48,7 +41,7 @@ export const COMPACTION_RAN_NOT_ENOUGH = "Automatic compaction ran but could not
  *
  * @example
  * ```ts
- * import { COMPACTION_SKIPPED_NO_BOUNDARY } from "@ctxkit/compaction"
+ * import { COMPACTION_SKIPPED_NO_BOUNDARY } from "@ctxkit/compaction/BudgetExceeded"
  *
  * COMPACTION_SKIPPED_NO_BOUNDARY.startsWith("Automatic compaction was skipped") // true
  * ```
@@ -64,7 +57,7 @@ export const COMPACTION_SKIPPED_NO_BOUNDARY =
  *
  * @example
  * ```ts
- * import { compactionFailedSentence } from "@ctxkit/compaction"
+ * import { compactionFailedSentence } from "@ctxkit/compaction/BudgetExceeded"
  *
  * compactionFailedSentence("Summarizer returned an empty summary")
  * // "Automatic compaction failed (Summarizer returned an empty summary)."
@@ -80,7 +73,7 @@ export const compactionFailedSentence = (error: string): string => `Automatic co
  *
  * @example
  * ```ts
- * import { COMPACTION_DISABLED } from "@ctxkit/compaction"
+ * import { COMPACTION_DISABLED } from "@ctxkit/compaction/BudgetExceeded"
  *
  * COMPACTION_DISABLED // "Automatic compaction is disabled (compaction.auto is false)."
  * ```
@@ -96,7 +89,7 @@ export const COMPACTION_DISABLED = "Automatic compaction is disabled (compaction
  *
  * @example
  * ```ts
- * import { DEFAULT_BUDGET_ADVICE } from "@ctxkit/compaction"
+ * import { DEFAULT_BUDGET_ADVICE } from "@ctxkit/compaction/BudgetExceeded"
  *
  * DEFAULT_BUDGET_ADVICE.startsWith("Run /compact") // true
  * ```
@@ -112,7 +105,7 @@ export const DEFAULT_BUDGET_ADVICE =
  *
  * @example
  * ```ts
- * import { lastChanceSentence } from "@ctxkit/compaction"
+ * import { lastChanceSentence } from "@ctxkit/compaction/BudgetExceeded"
  *
  * lastChanceSentence({ _tag: "Disabled" }) // "Automatic compaction is disabled (compaction.auto is false)."
  * ```
@@ -138,13 +131,6 @@ export const lastChanceSentence = (outcome: LastChanceOutcome): string => {
  * (instructions + transcript, in characters), the limit, what compaction did, and optionally the advice
  * (default {@link DEFAULT_BUDGET_ADVICE}).
  *
- * @example
- * ```ts
- * import type { BudgetExceededInput } from "@ctxkit/compaction"
- *
- * const input: BudgetExceededInput = { conversationChars: 912_000, limit: 800_000, outcome: { _tag: "Ran" } }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -168,7 +154,7 @@ const wholeChars = (n: number): number => Number.isFinite(n) ? Math.max(0, Math.
  *
  * @example
  * ```ts
- * import { budgetExceeded } from "@ctxkit/compaction"
+ * import { budgetExceeded } from "@ctxkit/compaction/BudgetExceeded"
  *
  * const error = budgetExceeded({ conversationChars: 912_000, limit: 800_000, outcome: { _tag: "Disabled" } })
  * error.code // "CONTEXT_BUDGET_EXCEEDED"

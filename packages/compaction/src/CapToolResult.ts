@@ -9,22 +9,15 @@ import type { Counter, CounterFailed } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
-import { type Composed, fitWithin, lineBreaks, pairSafeEnd } from "./internal/capCut.ts"
+import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
 import { describeValue, formatNumber } from "./internal/capFormat.ts"
+import { pairSafeEnd } from "./internal/text.ts"
 
 /**
  * Options of the token cap: the input room (`available`, from `available(window, maxTokens)` in
  * `@ctxkit/budget`), the largest share of it one result may take (default 0.2), the absolute cap (default
  * 25,000 tokens) and the counter (a `TokenCounter` or a plain `(text) => number`; default `approximateCounter`).
  * The limit is `floor(min(share × available, maxToolResultTokens))`.
- *
- * @example
- * ```ts
- * import { o200kCounter } from "@ctxkit/budget/o200k"
- * import type { TokenCapOptions } from "@ctxkit/compaction"
- *
- * const options: TokenCapOptions = { available: 96_000, counter: o200kCounter } // limit 19,200 tokens
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -44,13 +37,6 @@ export interface TokenCapOptions {
  * Options of a character cap: results whose size (in UTF-16 units of the text, or of its JSON string when
  * `measure` is `"json"`) is over `overChars` become their first `keepChars` characters followed by `marker`.
  *
- * @example
- * ```ts
- * import type { CharCapOptions } from "@ctxkit/compaction"
- *
- * const options: CharCapOptions = { overChars: 10_000, keepChars: 8_000, marker: "\n[output truncated]" }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -66,14 +52,14 @@ export interface CharCapOptions {
 }
 
 /**
- * Alisio's ingest cap: a result over 48,000 characters of JSON (its `JSON.stringify` length, quotes and escapes
+ * The ingest cap by characters (Alisio's default): a result over 48,000 characters of JSON (its `JSON.stringify` length, quotes and escapes
  * included) becomes its first 40,000 characters followed by `\n[tool output truncated]`.
  *
  * @example
  * ```ts
- * import { alisioIngestCap, capToolResult } from "@ctxkit/compaction"
+ * import { ingestCharCap, capToolResult } from "@ctxkit/compaction"
  *
- * const result = capToolResult("x".repeat(60_000), alisioIngestCap)
+ * const result = capToolResult("x".repeat(60_000), ingestCharCap)
  * result.text.length // 40024: 40,000 characters and the 24-character marker
  * result.text.endsWith("\n[tool output truncated]") // true
  * ```
@@ -81,7 +67,7 @@ export interface CharCapOptions {
  * @category presets
  * @since 0.1.0
  */
-export const alisioIngestCap: CharCapOptions = {
+export const ingestCharCap: CharCapOptions = {
   overChars: 48_000,
   keepChars: 40_000,
   marker: "\n[tool output truncated]",
@@ -174,7 +160,7 @@ export class CapLimitTooSmall extends Schema.TaggedClass<CapLimitTooSmall>("@ctx
  *
  * @example
  * ```ts
- * import type { CapDiagnostic } from "@ctxkit/compaction"
+ * import type { CapDiagnostic } from "@ctxkit/compaction/CapToolResult"
  *
  * const show = (d: CapDiagnostic) => `${d._tag}: ${d.message}`
  * ```
@@ -194,21 +180,6 @@ export type CapDiagnostic = CapOptionInvalid | CapLimitTooSmall | CounterFailed
  *   `input.slice(0, keptHead)` and ends with `input.slice(input.length - keptTail)`.
  * - Token cap: `limitTokens`, `tokensBefore` and (when cut) `tokensAfter`, with the counter given. Character cap:
  *   `measuredChars`, the size compared with `overChars`.
- *
- * @example
- * ```ts
- * import type { CappedResult } from "@ctxkit/compaction"
- *
- * const untouched: CappedResult = {
- *   text: "ok",
- *   capped: false,
- *   omittedChars: 0,
- *   omittedLines: 0,
- *   keptHead: 2,
- *   keptTail: 0,
- *   diagnostics: []
- * }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -334,7 +305,7 @@ const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptio
  * (linear work whatever the counter does). When no round fits, the marker alone is sent; when even the marker is
  * over the limit, the longest start that fits, with no marker, and a {@link CapLimitTooSmall} diagnostic.
  *
- * **Character cap** ({@link CharCapOptions}, e.g. {@link alisioIngestCap}): over `overChars`, the first `keepChars`
+ * **Character cap** ({@link CharCapOptions}, e.g. {@link ingestCharCap}): over `overChars`, the first `keepChars`
  * characters (one fewer rather than split a surrogate pair) followed by the marker, verbatim. A result that keeps
  * all its characters is left as it is rather than marked as cut.
  *
@@ -348,7 +319,7 @@ const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptio
  * const log = Array.from({ length: 2_000 }, (_, i) => `line ${i}: ok`).join("\n")
  * const result = capToolResult(log, { available: 3_072 }) // limit floor(0.2 × 3,072) = 614 tokens
  * result.capped // true
- * (result.tokensAfter ?? 0) <= 614 // true
+ * const within = (result.tokensAfter ?? 0) <= 614 // true: the whole text counts within the limit
  * result.text.startsWith("line 0: ok\n") // true
  * result.text.endsWith("line 1999: ok") // true
  * capToolResult("short", { available: 3_072 }).text // "short"
@@ -370,13 +341,6 @@ export const capToolResult = (text: string, options: TokenCapOptions | CharCapOp
 /**
  * One tool result {@link capToolResults} cut: where it is, the call it answers, and what was left out.
  *
- * @example
- * ```ts
- * import type { CappedToolResult } from "@ctxkit/compaction"
- *
- * const entry: CappedToolResult = { index: 3, callId: "call_1", omittedChars: 51_840, omittedLines: 1_296 }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -395,14 +359,6 @@ export interface CappedToolResult {
  * Options of {@link capToolResults}: the cap (token or character options), the wire format (default
  * `formats.auto`) and `from`, the index of the first message to look at (the new ones; default 0).
  *
- * @example
- * ```ts
- * import type { CapToolResultsOptions } from "@ctxkit/compaction"
- * import { formats } from "@ctxkit/core"
- *
- * const options: CapToolResultsOptions<unknown> = { available: 96_000, format: formats.openaiChat, from: 12 }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -414,13 +370,6 @@ export type CapToolResultsOptions<M> = (TokenCapOptions | CharCapOptions) & {
 /**
  * What {@link capToolResults} returns: the messages (the same array when nothing was cut), the results cut, and
  * any diagnostics.
- *
- * @example
- * ```ts
- * import type { CapToolResultsResult } from "@ctxkit/compaction"
- *
- * const nothing: CapToolResultsResult<unknown> = { messages: [], capped: [], diagnostics: [] }
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -59,7 +59,7 @@ export type Checkpoint = typeof Checkpoint.Type
  *
  * @example
  * ```ts
- * import { CHECKPOINT_SECTIONS } from "@ctxkit/compaction"
+ * import { CHECKPOINT_SECTIONS } from "@ctxkit/compaction/Checkpoint"
  *
  * CHECKPOINT_SECTIONS.map(([, title]) => title)
  * // ["Goal", "User instructions/constraints", "Discoveries", "Accomplished", "Current state", "Next steps", "Relevant files"]
@@ -82,13 +82,6 @@ export const CHECKPOINT_SECTIONS: ReadonlyArray<readonly [field: keyof Checkpoin
  * What {@link parseCheckpoint} read from a reply. `structured`: a valid checkpoint was found, and `checkpoint`
  * holds it; `extracted`: the requested extra fields present in the reply (as they are, unvalidated); `text`:
  * the rendered checkpoint, or the trimmed raw reply when it is not structured (a text-only checkpoint).
- *
- * @example
- * ```ts
- * import type { ParsedCheckpoint } from "@ctxkit/compaction"
- *
- * const textOnly: ParsedCheckpoint = { structured: false, extracted: {}, text: "We fixed the build." }
- * ```
  *
  * @category models
  * @since 0.1.0

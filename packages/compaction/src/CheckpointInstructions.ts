@@ -10,16 +10,6 @@ import type { SummaryRequest } from "./Summarizer.ts"
 /**
  * Options of {@link checkpointInstructions}: what plugins add to the summarizer call (`beforeCompact`).
  *
- * @example
- * ```ts
- * import type { InstructionsOptions } from "@ctxkit/compaction"
- *
- * const options: InstructionsOptions = {
- *   instructions: ["Record every decision about the database schema."],
- *   fields: { memory: "string[] of durable facts worth remembering across sessions" }
- * }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -93,7 +83,7 @@ export const checkpointInstructions = (options: InstructionsOptions = {}): strin
  *
  * @example
  * ```ts
- * import { SUMMARY_PROMPT } from "@ctxkit/compaction"
+ * import { SUMMARY_PROMPT } from "@ctxkit/compaction/CheckpointInstructions"
  *
  * SUMMARY_PROMPT // "Checkpoint this session transcript."
  * ```
@@ -109,7 +99,7 @@ export const SUMMARY_PROMPT = "Checkpoint this session transcript."
  *
  * @example
  * ```ts
- * import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS } from "@ctxkit/compaction"
+ * import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS } from "@ctxkit/compaction/CheckpointInstructions"
  *
  * DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS // 16000
  * ```
@@ -122,13 +112,6 @@ export const DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS = 16_000
 /**
  * Options of {@link summaryRequest}: the transcript's (format, item limit), the instructions' (plugin
  * instructions and fields), the user's focus and the output budget.
- *
- * @example
- * ```ts
- * import type { SummaryRequestOptions } from "@ctxkit/compaction"
- *
- * const options: SummaryRequestOptions<unknown> = { focus: "the failing migration", maxOutputTokens: 8_000 }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -155,7 +138,7 @@ const CLOSING_TAG = /<\/transcript>/gi
  *
  * @example
  * ```ts
- * import { summaryRequest } from "@ctxkit/compaction"
+ * import { summaryRequest } from "@ctxkit/compaction/CheckpointInstructions"
  *
  * const request = summaryRequest([{ role: "user", content: "Migrate the users table." }], { focus: " the schema " })
  * request.prompt

@@ -36,13 +36,6 @@ export const CLEARED_NOTE = "[Old tool result cleared to save context. Run the t
  * - `format` (default `formats.auto`) and `counter` (a `TokenCounter` or `(text) => number`; default
  *   `approximateCounter`) for the freed-token figures.
  *
- * @example
- * ```ts
- * import type { ClearOptions } from "@ctxkit/compaction"
- *
- * const options: ClearOptions<unknown> = { keepToolResults: 4, clearAtLeast: 2_000, excludeTools: ["todo_read"] }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -57,13 +50,6 @@ export interface ClearOptions<M> {
 /**
  * One cleared tool result: the message carrying it, the call it answers, the tool's name when known, and the
  * tokens clearing it freed (its text's tokens minus the note's).
- *
- * @example
- * ```ts
- * import type { ClearedToolResult } from "@ctxkit/compaction"
- *
- * const entry: ClearedToolResult = { index: 4, callId: "call_2", tool: "read_file", tokens: 1_180 }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -116,7 +102,7 @@ export class ClearOptionInvalid
  *
  * @example
  * ```ts
- * import type { ClearDiagnostic } from "@ctxkit/compaction"
+ * import type { ClearDiagnostic } from "@ctxkit/compaction/ClearOldToolResults"
  *
  * const show = (d: ClearDiagnostic) => `${d._tag}: ${d.message}`
  * ```
@@ -133,20 +119,6 @@ export type ClearDiagnostic = ClearOptionInvalid | CounterFailed
  * - `nothing-to-clear`: every old result is already cleared, protected, excluded, or too small to free anything;
  * - `below-clear-at-least`: clearing would free only `wouldFree` tokens, fewer than `clearAtLeast`;
  * - `invalid-options`: an option could not be used (see `diagnostics`).
- *
- * @example
- * ```ts
- * import type { ClearResult } from "@ctxkit/compaction"
- *
- * const nothing: ClearResult<unknown> = {
- *   messages: [],
- *   cleared: [],
- *   count: 0,
- *   freedTokens: 0,
- *   skipped: "nothing-to-clear",
- *   diagnostics: []
- * }
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -10,6 +10,7 @@ import { type CostCache, type Counter, makeCostCache, type TokenCounter } from "
 import { CompactionFailed, detectFormat, formats, type MessageFormat } from "@ctxkit/core"
 import type { RequestSample } from "@ctxkit/overflow"
 import * as Cause from "effect/Cause"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
@@ -25,6 +26,7 @@ import {
 } from "./Guards.ts"
 import { counterOf, messagesTokens, requestTokens } from "./internal/compactCounting.ts"
 import { causeText, describeValue } from "./internal/events.ts"
+import { hookTimeout } from "./internal/eventsHooks.ts"
 import { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "./PlanCompaction.ts"
 import { type CompactionPlugin, runAfterCompact, runBeforeCompact } from "./PluginHooks.ts"
 import { type SummarizeFn, Summarizer, type SummaryRequest } from "./Summarizer.ts"
@@ -33,20 +35,6 @@ import { acceptSummaryReply, type PartialSummaries } from "./SummaryReplyPolicy.
 
 /**
  * Options of {@link compact}. Only `reason` is required.
- *
- * @example
- * ```ts
- * import type { CompactOptions } from "@ctxkit/compaction"
- * import { formats, type Message } from "@ctxkit/core"
- *
- * const options: CompactOptions<Message> = {
- *   reason: "manual",
- *   format: formats.canonical,
- *   focus: "the database migration",
- *   keepTurns: 2,
- *   partialSummaries: "reject"
- * }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -72,8 +60,11 @@ export interface CompactOptions<M> {
   readonly partialSummaries?: PartialSummaries | undefined
   /** Plugins whose hooks run around the summarizer call. */
   readonly plugins?: ReadonlyArray<CompactionPlugin> | undefined
-  /** Milliseconds each plugin hook may run (default 5,000). */
-  readonly hookTimeoutMs?: number | undefined
+  /**
+   * How long each plugin hook may run, as a `Duration.Input` (`"2 seconds"`, `Duration.millis(500)`, or a number
+   * of milliseconds). Default 5 seconds. A value that is not a duration ≥ 0 fails the compaction, naming it.
+   */
+  readonly hookTimeout?: Duration.Input | undefined
   /** Counter of the before/after estimates and of the request estimate. Default: approximate (≈ 4 chars/token). */
   readonly counter?: Counter | undefined
   /**
@@ -140,7 +131,7 @@ export interface Compacted<M> {
  *
  * @example
  * ```ts
- * import type { CompactionSkippedOutcome } from "@ctxkit/compaction"
+ * import type { CompactionSkippedOutcome } from "@ctxkit/compaction/Compact"
  *
  * const why = (outcome: CompactionSkippedOutcome) => outcome.noPlan.reason // "open-call" | "nothing-to-summarize"
  * ```
@@ -183,7 +174,7 @@ export type CompactionOutcome<M> = Compacted<M> | CompactionSkippedOutcome
  *
  * @example
  * ```ts
- * import { checkpointTooLargeMessage } from "@ctxkit/compaction"
+ * import { checkpointTooLargeMessage } from "@ctxkit/compaction/Compact"
  *
  * checkpointTooLargeMessage(900, 950).startsWith("The checkpoint would not make the context smaller") // true
  * ```
@@ -201,7 +192,7 @@ export const checkpointTooLargeMessage = (before: number, after: number): string
  *
  * @example
  * ```ts
- * import { requestTooLargeMessage } from "@ctxkit/compaction"
+ * import { requestTooLargeMessage } from "@ctxkit/compaction/Compact"
  *
  * requestTooLargeMessage(9_000, 8_000).startsWith("The compaction request does not fit") // true
  * ```
@@ -282,7 +273,15 @@ const run = <M>(
     const retained = new Set(plan.retained)
     const replaced = plan.summarized.filter((_, i) => !retained.has(i))
 
-    const hookOptions = { timeoutMs: given.hookTimeoutMs }
+    const timeout = hookTimeout(given.hookTimeout)
+    if (timeout === undefined) {
+      return yield* fail(
+        `options.hookTimeout must be a duration of 0 or more, such as "2 seconds" or a number of milliseconds (got ${
+          describeValue(given.hookTimeout)
+        }): pass one, or leave it unset for 5 seconds`
+      )
+    }
+    const hookOptions = { timeout }
     const hooksBefore = yield* runBeforeCompact(given.plugins, { reason, messages: messages.length }, hookOptions)
     for (const event of hooksBefore.events) yield* record(event)
 

@@ -20,13 +20,6 @@ import { describeValue, formatNumber } from "./internal/capFormat.ts"
  * - `compactAt`: past `compactAt × available` tokens after clearing, the conversation is compacted.
  * - `keepToolResults`: the most recent tool results that clearing never touches.
  *
- * @example
- * ```ts
- * import type { ContextPolicy } from "@ctxkit/compaction"
- *
- * const eager: ContextPolicy = { maxToolResultTokens: 8_000, clearAt: 0.5, compactAt: 0.8, keepToolResults: 4 }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -96,13 +89,6 @@ export class InvalidContextPolicy extends Schema.TaggedError<InvalidContextPolic
  * - `clearable`: tokens clearing old tool results would free now (`freedTokens` of `clearOldToolResults`, which is
  *   pure, so it can be asked first). Unknown (left out): clearing is assumed to help, and the decision is to clear
  *   first and ask again.
- *
- * @example
- * ```ts
- * import type { ContextState } from "@ctxkit/compaction"
- *
- * const state: ContextState = { used: 2_900, available: 3_072, clearable: 600 }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -387,7 +373,7 @@ export const decideContextAction = (
  *
  * @example
  * ```ts
- * import { ContextPolicyConfig } from "@ctxkit/compaction"
+ * import { ContextPolicyConfig } from "@ctxkit/compaction/ContextPolicy"
  * import * as Schema from "effect/Schema"
  *
  * Schema.is(ContextPolicyConfig)({ clearAt: 0.5 }) // true
@@ -405,13 +391,6 @@ export const ContextPolicyConfig = Schema.Struct({
 
 /**
  * The type of {@link ContextPolicyConfig} values.
- *
- * @example
- * ```ts
- * import type { ContextPolicyConfig } from "@ctxkit/compaction"
- *
- * const config: ContextPolicyConfig = { compactAt: 0.9 }
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -24,7 +24,7 @@ import { reduceToBudget } from "./ReduceToBudget.ts"
  *
  * @example
  * ```ts
- * import { MIN_REDUCTION_TARGET_CHARS } from "@ctxkit/compaction"
+ * import { MIN_REDUCTION_TARGET_CHARS } from "@ctxkit/compaction/EnsureWithinBudget"
  *
  * MIN_REDUCTION_TARGET_CHARS // 4000
  * ```
@@ -39,7 +39,7 @@ export const MIN_REDUCTION_TARGET_CHARS = 4_000
  *
  * @example
  * ```ts
- * import { hardLimitTarget } from "@ctxkit/compaction"
+ * import { hardLimitTarget } from "@ctxkit/compaction/EnsureWithinBudget"
  *
  * hardLimitTarget(800_000, 12_000) // 788000
  * hardLimitTarget(10_000, 9_000) // 4000: the floor
@@ -56,7 +56,8 @@ export const hardLimitTarget = (maxContextChars: number, instructionsChars: numb
  *
  * @example
  * ```ts
- * import { compact, type BudgetOptions } from "@ctxkit/compaction"
+ * import { compact } from "@ctxkit/compaction"
+ * import { type BudgetOptions } from "@ctxkit/compaction/EnsureWithinBudget"
  * import { formats, type Message } from "@ctxkit/core"
  * import * as Effect from "effect/Effect"
  *
@@ -112,13 +113,6 @@ export interface BudgetOptions<M> {
  * within the limit), how many messages were clipped (over both reductions), whether the last-chance compaction
  * ran, the conversation's final size in characters, the events (its `context_reduced` events and the
  * compaction's own), and the compaction outcome when one ran (for the audit store).
- *
- * @example
- * ```ts
- * import type { WithinBudget } from "@ctxkit/compaction"
- *
- * const untouched: WithinBudget<unknown> = { messages: [], reduced: 0, lastChance: false, chars: 0, events: [] }
- * ```
  *
  * @category models
  * @since 0.1.0

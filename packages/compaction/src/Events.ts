@@ -40,13 +40,6 @@ export type CompactionReason = typeof CompactionReason.Type
  * What one plugin's `afterCompact` hook reported: the plugin's name, a one-line summary a host may show, and
  * any JSON data.
  *
- * @example
- * ```ts
- * import type { PluginReport } from "@ctxkit/compaction"
- *
- * const report: PluginReport = { name: "memory", summary: "3 facts saved", data: { saved: 3 } }
- * ```
- *
  * @category schemas
  * @since 0.1.0
  */
@@ -68,13 +61,6 @@ export type PluginReport = typeof PluginReport.Type
 /**
  * `compaction_started`: a compaction begins. `before` is the estimated tokens of the history, `messages` its
  * length.
- *
- * @example
- * ```ts
- * import type { CompactionStarted } from "@ctxkit/compaction"
- *
- * const event: CompactionStarted = { type: "compaction_started", data: { reason: "auto", before: 41_200, messages: 86 } }
- * ```
  *
  * @category events
  * @since 0.1.0
@@ -104,25 +90,6 @@ export type CompactionStarted = typeof CompactionStarted.Type
  * estimated size of the summarized span and of the checkpoint; `plugins` the `afterCompact` reports; `partial`
  * is present (and true) only when the summary was cut by the output budget and kept; `attempt` is present only
  * when a lower rung of the retry ladder was sent (`reduced-tool-results` or `last-user-turns`).
- *
- * @example
- * ```ts
- * import type { CompactionCompleted } from "@ctxkit/compaction"
- *
- * const event: CompactionCompleted = {
- *   type: "compaction_completed",
- *   data: {
- *     reason: "auto",
- *     before: 41_200,
- *     after: 9_800,
- *     replaced: 70,
- *     structured: true,
- *     summarizedTokens: 33_000,
- *     checkpointTokens: 1_600,
- *     plugins: []
- *   }
- * }
- * ```
  *
  * @category events
  * @since 0.1.0
@@ -166,16 +133,6 @@ export type CompactionCompleted = typeof CompactionCompleted.Type
  * `compaction_skipped`: there was nothing safe or worth summarizing (a call still open, the conversation a
  * single turn or too short); the history is unchanged. `detail` says why.
  *
- * @example
- * ```ts
- * import type { CompactionSkipped } from "@ctxkit/compaction"
- *
- * const event: CompactionSkipped = {
- *   type: "compaction_skipped",
- *   data: { reason: "manual", before: 120, detail: "nothing to summarize" }
- * }
- * ```
- *
  * @category events
  * @since 0.1.0
  */
@@ -202,16 +159,6 @@ export type CompactionSkipped = typeof CompactionSkipped.Type
  * summary, truncated request, a checkpoint that would not shrink the context); the history is unchanged.
  * Named `CompactionFailedEvent` so as not to collide with the `CompactionFailed` error of `@ctxkit/core`.
  *
- * @example
- * ```ts
- * import type { CompactionFailedEvent } from "@ctxkit/compaction"
- *
- * const event: CompactionFailedEvent = {
- *   type: "compaction_failed",
- *   data: { reason: "auto", error: "Summarizer returned an empty summary" }
- * }
- * ```
- *
  * @category events
  * @since 0.1.0
  */
@@ -235,13 +182,6 @@ export type CompactionFailedEvent = typeof CompactionFailedEvent.Type
  * `context_reduced`: retained messages were clipped toward the hard limit's character target. `messages` is the
  * number of distinct messages clipped; `reason` says which pass (`ensureWithinBudget` uses `"hard-limit"` and,
  * after the last-chance compaction, `"last-chance"`); `tokensSaved` the estimated tokens freed.
- *
- * @example
- * ```ts
- * import type { ContextReduced } from "@ctxkit/compaction"
- *
- * const event: ContextReduced = { type: "context_reduced", data: { messages: 3, reason: "hard-limit", tokensSaved: 52_000 } }
- * ```
  *
  * @category events
  * @since 0.1.0
@@ -270,7 +210,7 @@ export type ContextReduced = typeof ContextReduced.Type
  *
  * @example
  * ```ts
- * import { PluginHookName } from "@ctxkit/compaction"
+ * import { PluginHookName } from "@ctxkit/compaction/Events"
  * import * as Schema from "effect/Schema"
  *
  * Schema.is(PluginHookName)("afterCompact") // true
@@ -290,16 +230,6 @@ export type PluginHookName = typeof PluginHookName.Type
 /**
  * `plugin_hook_failed`: a plugin hook failed, died, timed out or returned something unusable. `source` is the
  * plugin's name; `continued` is true when the compaction went on without it (always, for compaction hooks).
- *
- * @example
- * ```ts
- * import type { PluginHookFailed } from "@ctxkit/compaction"
- *
- * const event: PluginHookFailed = {
- *   type: "plugin_hook_failed",
- *   data: { source: "memory", hook: "beforeCompact", error: "did not complete within 5000 ms", continued: true }
- * }
- * ```
  *
  * @category events
  * @since 0.1.0
@@ -356,13 +286,6 @@ export type CompactionEvent = typeof CompactionEvent.Type
 /**
  * The `type` of every compaction event.
  *
- * @example
- * ```ts
- * import type { CompactionEventType } from "@ctxkit/compaction"
- *
- * const type: CompactionEventType = "context_reduced"
- * ```
- *
  * @category events
  * @since 0.1.0
  */
@@ -373,7 +296,7 @@ export type CompactionEventType = CompactionEvent["type"]
  *
  * @example
  * ```ts
- * import { EVENT_SCHEMA_VERSION } from "@ctxkit/compaction"
+ * import { EVENT_SCHEMA_VERSION } from "@ctxkit/compaction/Events"
  *
  * EVENT_SCHEMA_VERSION // 1
  * ```
@@ -441,13 +364,6 @@ export type EventEnvelope = typeof EventEnvelope.Type
 /**
  * Where and when an event happened: what {@link envelope} adds to it. The timestamp is passed in (this package
  * never reads a clock).
- *
- * @example
- * ```ts
- * import type { EnvelopeContext } from "@ctxkit/compaction"
- *
- * const context: EnvelopeContext = { runId: "run-1", sessionId: "s-1", seq: 4, timestamp: "2026-05-01T10:00:00.000Z" }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -527,7 +443,7 @@ export const encodeEventLine = (event: EventEnvelope): string =>
  *
  * @example
  * ```ts
- * import { InvalidEventLine } from "@ctxkit/compaction"
+ * import { InvalidEventLine } from "@ctxkit/compaction/Events"
  *
  * new InvalidEventLine({ problem: "unsupported-version", detail: "schemaVersion is 2" }).message
  * // "Invalid compaction event line (unsupported-version): schemaVersion is 2."

@@ -23,7 +23,7 @@ import { charLimit, clipItem, ITEM_TRUNCATION_MARKER } from "./internal/serializ
  *
  * @example
  * ```ts
- * import { compactionRequestTruncated } from "@ctxkit/compaction"
+ * import { compactionRequestTruncated } from "@ctxkit/compaction/Guards"
  *
  * const lastGood = { tokens: 3_700, estimate: 3_750 }
  * compactionRequestTruncated(lastGood, { tokens: 3_705, estimate: 3_820 }) // true: 70 tokens more, the server saw 5
@@ -47,7 +47,7 @@ export const compactionRequestTruncated = (lastGood: RequestSample | undefined, 
  *
  * @example
  * ```ts
- * import { truncatedRequestMessage } from "@ctxkit/compaction"
+ * import { truncatedRequestMessage } from "@ctxkit/compaction/Guards"
  *
  * truncatedRequestMessage({ tokens: 3_705, estimate: 3_820 }).startsWith(
  *   "The server dropped part of the compaction request (3705 prompt tokens reported for an estimated 3820)"
@@ -68,7 +68,7 @@ export const truncatedRequestMessage = (sent: RequestSample): string =>
  *
  * @example
  * ```ts
- * import { checkpointShrinks } from "@ctxkit/compaction"
+ * import { checkpointShrinks } from "@ctxkit/compaction/Guards"
  *
  * checkpointShrinks(12_000, 3_000) // true
  * checkpointShrinks(1_200, 1_500) // false
@@ -85,7 +85,7 @@ export const checkpointShrinks = (before: number, after: number): boolean => aft
  *
  * @example
  * ```ts
- * import { STALL_MIN_DROP } from "@ctxkit/compaction"
+ * import { STALL_MIN_DROP } from "@ctxkit/compaction/Guards"
  *
  * STALL_MIN_DROP // 0.05
  * ```
@@ -103,7 +103,7 @@ const known = (n: number): boolean => Number.isFinite(n) && n > 0
  *
  * @example
  * ```ts
- * import { compactionStalled } from "@ctxkit/compaction"
+ * import { compactionStalled } from "@ctxkit/compaction/Guards"
  *
  * compactionStalled(100_000, 97_000) // true: 3% less
  * compactionStalled(100_000, 60_000) // false
@@ -118,13 +118,6 @@ export const compactionStalled = (before: number, after: number): boolean =>
 
 /**
  * The stall guard's state: the usage a stalled compaction left behind, when the last compaction stalled.
- *
- * @example
- * ```ts
- * import type { StallState } from "@ctxkit/compaction"
- *
- * const state: StallState = { stalledAt: 97_000 }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -149,7 +142,7 @@ export interface StallState {
  *
  * @example
  * ```ts
- * import { StallGuard } from "@ctxkit/compaction"
+ * import { StallGuard } from "@ctxkit/compaction/Guards"
  *
  * const state = StallGuard.afterCompaction(StallGuard.initial, 100_000, 97_000)
  * state.stalledAt // 97000
@@ -178,13 +171,6 @@ export const StallGuard: {
  * One rung of the retry ladder when the compaction request itself does not fit: the `full` span, then
  * `reduced-tool-results`, then `last-user-turns`.
  *
- * @example
- * ```ts
- * import type { CompactionAttemptStep } from "@ctxkit/compaction"
- *
- * const step: CompactionAttemptStep = "reduced-tool-results"
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -195,7 +181,7 @@ export type CompactionAttemptStep = "full" | "reduced-tool-results" | "last-user
  *
  * @example
  * ```ts
- * import { COMPACTION_ATTEMPT_STEPS } from "@ctxkit/compaction"
+ * import { COMPACTION_ATTEMPT_STEPS } from "@ctxkit/compaction/Guards"
  *
  * COMPACTION_ATTEMPT_STEPS // ["full", "reduced-tool-results", "last-user-turns"]
  * ```
@@ -211,13 +197,6 @@ export const COMPACTION_ATTEMPT_STEPS: ReadonlyArray<CompactionAttemptStep> = [
 
 /**
  * Options of {@link compactionAttempt}.
- *
- * @example
- * ```ts
- * import type { AttemptOptions } from "@ctxkit/compaction"
- *
- * const options: AttemptOptions<unknown> = { toolResultChars: 512, lastUserTurns: 1 }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -319,17 +298,17 @@ const lastTurnsStart = <M>(
  *
  * @example
  * ```ts
- * import { compactionAttempt } from "@ctxkit/compaction"
- * import { formats } from "@ctxkit/core"
+ * import { compactionAttempt } from "@ctxkit/compaction/Guards"
+ * import { formats, type Message } from "@ctxkit/core"
  *
- * const span = [
+ * const span: ReadonlyArray<Message> = [
  *   { role: "user", content: "Read the log." },
  *   { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read", arguments: "{}" }] },
  *   { role: "tool", toolCallId: "c1", content: "x".repeat(5_000) },
  *   { role: "user", content: "Now fix it." }
  * ]
  * compactionAttempt(span, "full", { format: formats.canonical }) === span // true
- * compactionAttempt(span, "reduced-tool-results", { format: formats.canonical })[2]?.content.length // 1037
+ * formats.canonical.text(compactionAttempt(span, "reduced-tool-results", { format: formats.canonical })[2]!).length // 1037
  * compactionAttempt(span, "last-user-turns", { format: formats.canonical, lastUserTurns: 1 }) // [{ role: "user", content: "Now fix it." }]
  * ```
  *

@@ -16,14 +16,6 @@ import { planBoundaries } from "./internal/planBoundaries.ts"
  *   many messages after it.
  * - `format` (default `formats.auto`): the lens your messages are read with.
  *
- * @example
- * ```ts
- * import type { PlanOptions } from "@ctxkit/compaction"
- * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
- *
- * const options: PlanOptions<OpenAiChatMessage> = { keepTurns: 3, minKeepMessages: 6, format: formats.openaiChat }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -124,11 +116,14 @@ const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArr
  * - Any call without a result (in flight, or its outcome unknown) → no plan (`open-call`): a session with
  *   uncertain tool results is never compacted until it is recovered (`repairPairs`).
  * - Turn starts: index 0 when it is a user message, and every safe boundary at a user message without tool
- *   results (a checkpoint counts). With more turn starts than `keepTurns`, the cut is at the `keepTurns`-th from
- *   the end; otherwise, with at least 2, at the last one (fewer turns than asked keep only the last);
- *   `keepTurns: 0` summarizes everything. The new prompt, already in the history, counts as a kept turn.
- * - Fewer than 2 messages to summarize → the last safe boundary leaving at least `minKeepMessages` messages
- *   after it (`midTurn: true`); still fewer than 2 → no plan (`nothing-to-summarize`).
+ *   results (a checkpoint counts). The cut is at the `keepTurns`-th turn start from the end; when that one does
+ *   not exist or leaves fewer than 2 messages to summarize, at the earliest later turn start that leaves at
+ *   least 2 (fewer turns than asked: as many as possible, at least the last). `keepTurns: 0` summarizes
+ *   everything. The new prompt, already in the history, counts as a kept turn.
+ * - Only when no turn start leaves 2 messages to summarize → the last safe boundary leaving at least
+ *   `minKeepMessages` messages after it (`midTurn: true`); still fewer than 2 → no plan (`nothing-to-summarize`).
+ * - Monotone: a larger `keepTurns` never keeps fewer messages, and the latest user request is summarized only by
+ *   the mid-turn fallback.
  *
  * One deviation from the spec's "`cut < 2`" test: protected messages without tool links (the system prompt,
  * pinned messages) are not summarized but retained before the checkpoint (`retained`), so the test counts
@@ -205,14 +200,23 @@ export const planCompaction: {
     )
   }
 
+  // Messages a cut at `cut` would really summarize (retained ones stay outside the checkpoint). Never decreasing in
+  // `cut`, so the turn starts that leave at least 2 form a suffix of `turnStarts`, beginning at `firstUsable`.
   const summarizable = (cut: number): number => cut - retainedBefore[cut]
-  let cut = 0
-  if (keepTurns === 0) cut = n
-  else if (turnStarts.length > keepTurns) cut = turnStarts[turnStarts.length - keepTurns] ?? 0
-  else if (turnStarts.length >= 2) cut = turnStarts[turnStarts.length - 1] ?? 0
+  let firstUsable = 0
+  while (firstUsable < turnStarts.length && summarizable(turnStarts[firstUsable] ?? 0) < 2) firstUsable++
+
+  // The `keepTurns`-th turn start from the end, or — when it does not exist or leaves fewer than 2 to summarize —
+  // the earliest later one that leaves 2. A larger `keepTurns` asks for an earlier index, so the cut never moves
+  // later and the kept part never shrinks (monotone); the latest turn start is kept whenever any one can be.
+  let cut = n
+  if (keepTurns > 0 && firstUsable < turnStarts.length) {
+    cut = turnStarts[Math.max(turnStarts.length - keepTurns, firstUsable)] ?? n
+  }
 
   let midTurn = false
-  if (summarizable(cut) < 2) {
+  // No turn start can be kept (or `keepTurns: 0` with too little in all): the last safe boundary inside the turn.
+  if (summarizable(cut) < 2 || (keepTurns > 0 && firstUsable === turnStarts.length)) {
     midTurn = true
     cut = 0
     for (let i = n - minKeep; i > 0; i--) {

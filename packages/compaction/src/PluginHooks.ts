@@ -6,24 +6,19 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ParsedCheckpoint } from "./Checkpoint.ts"
 import type { CompactionReason, PluginHookFailed, PluginHookName, PluginReport } from "./Events.ts"
 import { describeIssue, describeValue } from "./internal/events.ts"
-import { cutText, hookTimeout, runHook, safeDecode } from "./internal/eventsHooks.ts"
+import { DEFAULT_HOOK_TIMEOUT, hookTimeout, runHook, safeDecode } from "./internal/eventsHooks.ts"
+import { safeHead } from "./internal/text.ts"
 import { INJECT_CONTEXT_MAX_CHARS } from "./SummaryMessage.ts"
 
 /**
  * What `beforeCompact` is told: why the compaction runs and how many messages the history has.
- *
- * @example
- * ```ts
- * import type { BeforeCompactContext } from "@ctxkit/compaction"
- *
- * const context: BeforeCompactContext = { reason: "manual", messages: 42 }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -39,16 +34,6 @@ export interface BeforeCompactContext {
  * What `beforeCompact` may return: instructions appended to the summarizer's system text, and extra output
  * fields (name → what to put there) the summarizer is asked to add next to `checkpoint` in its JSON reply.
  *
- * @example
- * ```ts
- * import type { BeforeCompactResult } from "@ctxkit/compaction"
- *
- * const result: BeforeCompactResult = {
- *   instructions: "List the user's stated preferences.",
- *   outputFields: { memories: "string[]: durable facts about the user worth remembering" }
- * }
- * ```
- *
  * @category plugins
  * @since 0.1.0
  */
@@ -62,17 +47,6 @@ export interface BeforeCompactResult {
 /**
  * What `afterCompact` is told: why the compaction ran, the parsed checkpoint, and the values of the output fields
  * THIS plugin requested (only those; absent when the summarizer did not return them or the reply was not JSON).
- *
- * @example
- * ```ts
- * import type { AfterCompactContext } from "@ctxkit/compaction"
- *
- * const context: AfterCompactContext = {
- *   reason: "auto",
- *   checkpoint: { structured: false, extracted: {}, text: "We fixed the build." },
- *   extracted: {}
- * }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -89,16 +63,6 @@ export interface AfterCompactContext {
 /**
  * What `afterCompact` may return: text to add after the checkpoint (cut to {@link INJECT_CONTEXT_MAX_CHARS}),
  * and a report (a one-line summary a host may show, and JSON data) that goes into `compaction_completed.plugins`.
- *
- * @example
- * ```ts
- * import type { AfterCompactResult } from "@ctxkit/compaction"
- *
- * const result: AfterCompactResult = {
- *   injectContext: "Remembered: the user prefers tabs.",
- *   report: { summary: "1 memory saved", data: { saved: 1 } }
- * }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -151,29 +115,16 @@ export interface CompactionPlugin {
 }
 
 /**
- * How long each hook may run by default: 5,000 ms (the seed leaves it to the host's `pluginHooks.timeoutMs`;
- * five seconds is long enough for a local store write, short enough not to stall a turn).
- *
- * @example
- * ```ts
- * import { DEFAULT_HOOK_TIMEOUT_MS } from "@ctxkit/compaction"
- *
- * DEFAULT_HOOK_TIMEOUT_MS // 5000
- * ```
- *
- * @category constants
- * @since 0.1.0
- */
-export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
-
-/**
  * Options of {@link runBeforeCompact} and {@link runAfterCompact}.
  *
  * @example
  * ```ts
- * import type { HookOptions } from "@ctxkit/compaction"
+ * import { runBeforeCompact } from "@ctxkit/compaction/PluginHooks"
+ * import * as Effect from "effect/Effect"
  *
- * const options: HookOptions = { timeoutMs: 2_000 }
+ * const plugins = [{ name: "notes", beforeCompact: () => Effect.succeed({ instructions: "Keep the TODO list." }) }]
+ * const run = Effect.runSync(runBeforeCompact(plugins, { reason: "auto", messages: 12 }, { timeout: "2 seconds" }))
+ * run.instructions // ["Keep the TODO list."]
  * ```
  *
  * @category plugins
@@ -181,23 +132,18 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
  */
 export interface HookOptions {
   /**
-   * Milliseconds each hook may run. Default {@link DEFAULT_HOOK_TIMEOUT_MS}; a value that is not a finite
-   * number ≥ 0 is replaced by the default. A hook that blocks synchronously cannot be interrupted.
+   * How long each hook may run, as a `Duration.Input` (`"2 seconds"`, `Duration.millis(500)`, or a number of
+   * milliseconds). Default 5 seconds (long enough for a local store write, short enough not to stall a turn).
+   * `compact` refuses a value that is not a duration ≥ 0; here it means the default. A hook that blocks
+   * synchronously cannot be interrupted.
    */
-  readonly timeoutMs?: number | undefined
+  readonly timeout?: Duration.Input | undefined
 }
 
 /**
  * What {@link runBeforeCompact} gathered: the instructions (in plugin order), the output fields (name →
  * description; a name requested twice goes to the first plugin), which fields each plugin was granted (aligned
  * with the plugins given), and a `plugin_hook_failed` event for every failure.
- *
- * @example
- * ```ts
- * import type { BeforeCompactRun } from "@ctxkit/compaction"
- *
- * const run: BeforeCompactRun = { instructions: [], fields: {}, granted: [[]], events: [] }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -216,13 +162,6 @@ export interface BeforeCompactRun {
 /**
  * What {@link runAfterCompact} gathered: the context to inject after the checkpoint (in plugin order, each cut to
  * 24,000 characters), the reports, and a `plugin_hook_failed` event for every failure.
- *
- * @example
- * ```ts
- * import type { AfterCompactRun } from "@ctxkit/compaction"
- *
- * const run: AfterCompactRun = { injectContext: ["Remembered: tabs."], reports: [{ name: "memory" }], events: [] }
- * ```
  *
  * @category plugins
  * @since 0.1.0
@@ -280,7 +219,8 @@ const orEmpty = (value: unknown): unknown => value === undefined ? {} : value
  *
  * @example
  * ```ts
- * import { type CompactionPlugin, runBeforeCompact } from "@ctxkit/compaction"
+ * import { type CompactionPlugin } from "@ctxkit/compaction"
+ * import { runBeforeCompact } from "@ctxkit/compaction/PluginHooks"
  * import * as Effect from "effect/Effect"
  *
  * const plugins: ReadonlyArray<CompactionPlugin> = [
@@ -306,7 +246,7 @@ export const runBeforeCompact: (
   options?: HookOptions | undefined
 ) {
   const list = listOf(plugins)
-  const timeout = hookTimeout(options?.timeoutMs, DEFAULT_HOOK_TIMEOUT_MS)
+  const timeout = hookTimeout(options?.timeout) ?? DEFAULT_HOOK_TIMEOUT
   const instructions: Array<string> = []
   const fields: Record<string, string> = {}
   const owners = new Map<string, string>()
@@ -376,7 +316,8 @@ export const runBeforeCompact: (
  *
  * @example
  * ```ts
- * import { type CompactionPlugin, runAfterCompact } from "@ctxkit/compaction"
+ * import { type CompactionPlugin } from "@ctxkit/compaction"
+ * import { runAfterCompact } from "@ctxkit/compaction/PluginHooks"
  * import * as Effect from "effect/Effect"
  *
  * const plugins: ReadonlyArray<CompactionPlugin> = [{
@@ -411,7 +352,7 @@ export const runAfterCompact: (
   options?: HookOptions | undefined
 ) {
   const list = listOf(plugins)
-  const timeout = hookTimeout(options?.timeoutMs, DEFAULT_HOOK_TIMEOUT_MS)
+  const timeout = hookTimeout(options?.timeout) ?? DEFAULT_HOOK_TIMEOUT
   const injectContext: Array<string> = []
   const reports: Array<PluginReport> = []
   const events: Array<PluginHookFailed> = []
@@ -441,7 +382,7 @@ export const runAfterCompact: (
     }
     const answer = decoded.success
     if (answer.injectContext !== undefined && answer.injectContext.trim() !== "") {
-      injectContext.push(cutText(answer.injectContext, INJECT_CONTEXT_MAX_CHARS))
+      injectContext.push(safeHead(answer.injectContext, INJECT_CONTEXT_MAX_CHARS))
     }
     if (answer.report !== undefined) {
       reports.push({

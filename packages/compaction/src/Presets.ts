@@ -4,26 +4,12 @@
  *
  * @since 0.1.0
  */
-import { alisioIngestCap, type CharCapOptions } from "./CapToolResult.ts"
+import { type CharCapOptions, ingestCharCap } from "./CapToolResult.ts"
 import { type ContextPolicy, defaultContextPolicy } from "./ContextPolicy.ts"
 import type { PartialSummaries } from "./SummaryReplyPolicy.ts"
 
 /**
  * One preset's compaction settings. Fields a seed does not fix are absent, and the host's own defaults apply.
- *
- * @example
- * ```ts
- * import type { CompactionPreset } from "@ctxkit/compaction"
- *
- * const mine: CompactionPreset = {
- *   name: "mine",
- *   auto: true,
- *   threshold: 0.8,
- *   keepTurns: 3,
- *   minKeepMessages: 4,
- *   partialSummaries: "keep"
- * }
- * ```
  *
  * @category presets
  * @since 0.1.0
@@ -62,7 +48,7 @@ export interface CompactionPreset {
  * - `maxContextChars: 800_000`: the fallback character budget and hard limit (≈ 200,000 tokens);
  * - `partialSummaries: "keep"`: a usable cut summary is kept and marked partial;
  * - `minKeepMessages: 4`: the reference implementation's mid-turn fallback;
- * - `ingestCap`: {@link alisioIngestCap} (results over 48,000 JSON characters keep their first 40,000).
+ * - `ingestCap`: {@link ingestCharCap} (results over 48,000 JSON characters keep their first 40,000).
  *
  * `tutorial` — the local-harness policy of the overflow tutorial (`overflow-detection-tutorial.es.txt`, "Los tres
  * escalones" and "Compactar sin fiarse de una entrada recortada"):
@@ -103,7 +89,7 @@ export const compactionPresets: {
     partialSummaries: "keep",
     maxOutputTokens: 16_000,
     maxContextChars: 800_000,
-    ingestCap: alisioIngestCap
+    ingestCap: ingestCharCap
   },
   tutorial: {
     name: "tutorial",

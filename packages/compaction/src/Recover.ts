@@ -13,7 +13,7 @@ import { formats, type MessageFormat, repairPairs } from "@ctxkit/core"
  *
  * @example
  * ```ts
- * import { UNCERTAIN_RESULT_NOTE } from "@ctxkit/compaction"
+ * import { UNCERTAIN_RESULT_NOTE } from "@ctxkit/compaction/Recover"
  *
  * UNCERTAIN_RESULT_NOTE.startsWith("[The session stopped before this tool reported") // true
  * ```
@@ -26,14 +26,6 @@ export const UNCERTAIN_RESULT_NOTE =
 
 /**
  * Options of {@link recoverUncertainResults}.
- *
- * @example
- * ```ts
- * import type { RecoverOptions } from "@ctxkit/compaction"
- * import { formats, type Message } from "@ctxkit/core"
- *
- * const options: RecoverOptions<Message> = { format: formats.canonical, note: "[interrupted; not verified]" }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -48,13 +40,6 @@ export interface RecoverOptions<M> {
 /**
  * What {@link recoverUncertainResults} returns: the recovered history (the input array itself when no call was
  * open) and the ids of the calls that got an uncertain result, in history order.
- *
- * @example
- * ```ts
- * import type { Recovered } from "@ctxkit/compaction"
- *
- * const none: Recovered<unknown> = { messages: [], recovered: [] }
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -29,7 +29,7 @@ export const BUDGET_TRUNCATION_MARKER: string = MARKER
  *
  * @example
  * ```ts
- * import { TOOL_RESULT_CAP_ROUNDS } from "@ctxkit/compaction"
+ * import { TOOL_RESULT_CAP_ROUNDS } from "@ctxkit/compaction/ReduceToBudget"
  *
  * TOOL_RESULT_CAP_ROUNDS // [8000, 4096, 2048, 1024, 512]
  * ```
@@ -44,7 +44,7 @@ export const TOOL_RESULT_CAP_ROUNDS: ReadonlyArray<number> = [8_000, 4_096, 2_04
  *
  * @example
  * ```ts
- * import { TEXT_CAP_ROUNDS } from "@ctxkit/compaction"
+ * import { TEXT_CAP_ROUNDS } from "@ctxkit/compaction/ReduceToBudget"
  *
  * TEXT_CAP_ROUNDS // [16000, 8192, 4096, 2048, 1024]
  * ```
@@ -64,14 +64,6 @@ export const TEXT_CAP_ROUNDS: ReadonlyArray<number> = [16_000, 8_192, 4_096, 2_0
  * - `format` (default `formats.auto`): the lens your messages are read and rewritten with.
  *
  * A cap that is not a number ≥ 0 (NaN, negative) is ignored: the default rounds apply. Caps are floored.
- *
- * @example
- * ```ts
- * import type { ReduceOptions } from "@ctxkit/compaction"
- *
- * const options: ReduceOptions<unknown> = { maxToolResultChars: 20_000, maxTextChars: 6_000 }
- * // tool results: 20000 → 8000 → 4096 → 2048 → 1024 → 512; texts: 6000 → 4096 → 2048 → 1024
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -120,7 +112,7 @@ export interface Reduction<M> {
  *
  * @example
  * ```ts
- * import { transcriptChars } from "@ctxkit/compaction"
+ * import { transcriptChars } from "@ctxkit/compaction/ReduceToBudget"
  *
  * const messages = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }]
  * transcriptChars(messages) === JSON.stringify(messages).length // true

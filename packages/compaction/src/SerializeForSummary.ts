@@ -13,7 +13,7 @@ import { charLimit, clipItem } from "./internal/serializeText.ts"
  *
  * @example
  * ```ts
- * import { SUMMARY_ITEM_MAX_CHARS } from "@ctxkit/compaction"
+ * import { SUMMARY_ITEM_MAX_CHARS } from "@ctxkit/compaction/SerializeForSummary"
  *
  * SUMMARY_ITEM_MAX_CHARS // 4000
  * ```
@@ -25,14 +25,6 @@ export const SUMMARY_ITEM_MAX_CHARS = 4_000
 
 /**
  * Options of {@link serializeForSummary}.
- *
- * @example
- * ```ts
- * import type { SerializeOptions } from "@ctxkit/compaction"
- * import { formats } from "@ctxkit/core"
- *
- * const options: SerializeOptions<unknown> = { format: formats.auto, maxItemChars: 2_000 }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -84,13 +76,14 @@ const attachmentLine = (attachment: AttachmentInfo): string => {
  * @example
  * ```ts
  * import { serializeForSummary } from "@ctxkit/compaction"
- * import { formats } from "@ctxkit/core"
+ * import { formats, type Message } from "@ctxkit/core"
  *
- * const transcript = serializeForSummary([
+ * const history: ReadonlyArray<Message> = [
  *   { role: "user", content: "Why does the build fail?" },
  *   { role: "assistant", content: "Let me look.", toolCalls: [{ id: "c1", name: "run", arguments: "{\"cmd\":\"npm run build\"}" }] },
  *   { role: "tool", toolCallId: "c1", isError: true, content: "TS2304: Cannot find name 'foo'." }
- * ], { format: formats.canonical })
+ * ]
+ * const transcript = serializeForSummary(history, { format: formats.canonical })
  * transcript.split("\n")
  * // [
  * //   "USER: Why does the build fail?",

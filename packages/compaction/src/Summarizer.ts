@@ -13,17 +13,6 @@ import * as Schema from "effect/Schema"
  * One summarizer call, ready to send: no tools, a system text (the checkpoint instructions), one user text
  * (`Checkpoint this session transcript.`, the optional focus, the transcript), and the output budget.
  *
- * @example
- * ```ts
- * import type { SummaryRequest } from "@ctxkit/compaction"
- *
- * const request: SummaryRequest = {
- *   system: "Reply with ONLY a JSON object …",
- *   prompt: "Checkpoint this session transcript.\n\n<transcript>\nUSER: fix the build\n</transcript>",
- *   maxOutputTokens: 16_000
- * }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -40,13 +29,6 @@ export interface SummaryRequest {
  * Why the summarizer stopped: `stop` (finished), `length` (cut by the output budget), `refusal` (the model
  * declined), `error` (the provider reported an error mid-stream) or `other`.
  *
- * @example
- * ```ts
- * import type { SummaryFinishReason } from "@ctxkit/compaction"
- *
- * const reason: SummaryFinishReason = "length"
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -56,13 +38,6 @@ export type SummaryFinishReason = "stop" | "length" | "refusal" | "error" | "oth
  * What the summarizer answered: the reply text, why it stopped, and — when the server reported usage — the
  * prompt tokens it says it read (input + cache read + cache write), which the truncated-request guard
  * compares with the local estimate of the request.
- *
- * @example
- * ```ts
- * import type { SummaryReply } from "@ctxkit/compaction"
- *
- * const reply: SummaryReply = { text: "{\"checkpoint\":{\"goal\":\"fix the build\"}}", finishReason: "stop", promptTokens: 5_120 }
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -13,13 +13,6 @@ import type { SummaryReply } from "./Summarizer.ts"
  * is marked partial, a degraded fallback) or `reject` it and leave the conversation as it was (the tutorial's
  * choice).
  *
- * @example
- * ```ts
- * import type { PartialSummaries } from "@ctxkit/compaction"
- *
- * const policy: PartialSummaries = "reject"
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -28,13 +21,6 @@ export type PartialSummaries = "keep" | "reject"
 /**
  * A summary accepted to replace the summarized span: its text, trimmed, and whether it was cut by the output
  * budget (`partial`: it may omit what came late in the transcript).
- *
- * @example
- * ```ts
- * import type { AcceptedSummary } from "@ctxkit/compaction"
- *
- * const accepted: AcceptedSummary = { text: "{\"checkpoint\":{\"goal\":\"Fix the build\"}}", partial: false }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -52,7 +38,7 @@ export interface AcceptedSummary {
  *
  * @example
  * ```ts
- * import { EMPTY_SUMMARY_MESSAGE, SummaryRejected } from "@ctxkit/compaction"
+ * import { EMPTY_SUMMARY_MESSAGE, SummaryRejected } from "@ctxkit/compaction/SummaryReplyPolicy"
  *
  * new SummaryRejected({ message: EMPTY_SUMMARY_MESSAGE, kind: "empty" }).kind // "empty"
  * ```
@@ -70,7 +56,7 @@ export class SummaryRejected extends Schema.TaggedError<SummaryRejected>()("Summ
  *
  * @example
  * ```ts
- * import { CUT_EMPTY_MESSAGE } from "@ctxkit/compaction"
+ * import { CUT_EMPTY_MESSAGE } from "@ctxkit/compaction/SummaryReplyPolicy"
  *
  * CUT_EMPTY_MESSAGE.endsWith("raise compaction.maxOutputTokens") // true
  * ```
@@ -86,7 +72,7 @@ export const CUT_EMPTY_MESSAGE =
  *
  * @example
  * ```ts
- * import { EMPTY_SUMMARY_MESSAGE } from "@ctxkit/compaction"
+ * import { EMPTY_SUMMARY_MESSAGE } from "@ctxkit/compaction/SummaryReplyPolicy"
  *
  * EMPTY_SUMMARY_MESSAGE // "Summarizer returned an empty summary"
  * ```
@@ -136,7 +122,7 @@ const reject = (kind: SummaryRejected["kind"], message: string): Result.Result<n
  *
  * @example
  * ```ts
- * import { acceptSummaryReply } from "@ctxkit/compaction"
+ * import { acceptSummaryReply } from "@ctxkit/compaction/SummaryReplyPolicy"
  * import * as Result from "effect/Result"
  *
  * const cut = { text: "{\"checkpoint\":{\"goal\":\"Fix the build\"", finishReason: "length" } as const

@@ -5,25 +5,53 @@
  * over any wire format; the summarizer is a function argument or the `Summarizer` service. Depends on
  * `@ctxkit/core`, `@ctxkit/budget`, `@ctxkit/overflow` and `effect`.
  *
+ * The root exports what users call and read. The building blocks `compact` and `ensureWithinBudget` are made of
+ * (guards, the retry ladder, plugin hook runners, sentences) stay importable from their modules, e.g.
+ * `@ctxkit/compaction/Guards`, but are not part of the root surface.
+ *
  * @since 0.1.0
  */
 
-export * from "./BudgetExceeded.ts"
-export * from "./CapToolResult.ts"
-export * from "./Checkpoint.ts"
-export * from "./CheckpointInstructions.ts"
-export * from "./ClearOldToolResults.ts"
-export * from "./Compact.ts"
-export * from "./ContextPolicy.ts"
-export * from "./EnsureWithinBudget.ts"
-export * from "./Events.ts"
-export * from "./Guards.ts"
-export * from "./PlanCompaction.ts"
-export * from "./PluginHooks.ts"
-export * from "./Presets.ts"
-export * from "./Recover.ts"
-export * from "./ReduceToBudget.ts"
-export * from "./SerializeForSummary.ts"
-export * from "./Summarizer.ts"
-export * from "./SummaryMessage.ts"
-export * from "./SummaryReplyPolicy.ts"
+// Step 1 and 2: cap each tool result, clear old ones.
+export { type CappedResult, capToolResult, capToolResults, ingestCharCap } from "./CapToolResult.ts"
+export { CLEARED_NOTE, clearOldToolResults, type ClearResult } from "./ClearOldToolResults.ts"
+// The decision before each model call.
+export {
+  ContextAction,
+  type ContextPolicy,
+  type ContextState,
+  decideContextAction,
+  decodeContextPolicy,
+  defaultContextPolicy,
+  InvalidContextPolicy
+} from "./ContextPolicy.ts"
+// Step 3: compact.
+export { Checkpoint, parseCheckpoint, type ParsedCheckpoint, renderCheckpoint } from "./Checkpoint.ts"
+export { checkpointInstructions } from "./CheckpointInstructions.ts"
+export { compact, type Compacted, type CompactionOutcome, type CompactOptions } from "./Compact.ts"
+export { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "./PlanCompaction.ts"
+export type { CompactionPlugin } from "./PluginHooks.ts"
+export { compactionPresets } from "./Presets.ts"
+export { recoverUncertainResults } from "./Recover.ts"
+export { serializeForSummary } from "./SerializeForSummary.ts"
+export { type SummarizeFn, Summarizer, SummarizerError, type SummaryReply, type SummaryRequest } from "./Summarizer.ts"
+export { summaryMessage } from "./SummaryMessage.ts"
+// After compaction: the hard limit and the oversized tail.
+export { budgetExceededMessage } from "./BudgetExceeded.ts"
+export { ensureWithinBudget, type WithinBudget } from "./EnsureWithinBudget.ts"
+export { BUDGET_TRUNCATION_MARKER, reduceToBudget, type Reduction } from "./ReduceToBudget.ts"
+// Events.
+export {
+  CompactionCompleted,
+  CompactionEvent,
+  CompactionFailedEvent,
+  CompactionReason,
+  CompactionSkipped,
+  CompactionStarted,
+  ContextReduced,
+  decodeEventLine,
+  encodeEventLine,
+  envelope,
+  EventEnvelope,
+  PluginHookFailed
+} from "./Events.ts"

@@ -2,18 +2,18 @@
  * The hard limit's failure message: the four exact WHAT sentences of the seed, the layout of the message, and the
  * core error it builds.
  */
+import { budgetExceededMessage } from "@ctxkit/compaction"
+import { ContextBudgetExceeded } from "@ctxkit/core"
+import { assert, describe, it } from "@effect/vitest"
 import {
   budgetExceeded,
-  budgetExceededMessage,
   COMPACTION_DISABLED,
   COMPACTION_RAN_NOT_ENOUGH,
   COMPACTION_SKIPPED_NO_BOUNDARY,
   compactionFailedSentence,
   DEFAULT_BUDGET_ADVICE,
   lastChanceSentence
-} from "@ctxkit/compaction"
-import { ContextBudgetExceeded } from "@ctxkit/core"
-import { assert, describe, it } from "@effect/vitest"
+} from "../src/BudgetExceeded.ts"
 
 describe("budget exceeded", () => {
   it("the four WHAT sentences are the seed's, exactly", () => {

@@ -1,19 +1,11 @@
 import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
 import { o200kCounter } from "@ctxkit/budget/o200k"
-import {
-  alisioIngestCap,
-  CapLimitTooSmall,
-  CapOptionInvalid,
-  type CappedResult,
-  capToolResult,
-  capToolResults,
-  type CharCapOptions,
-  type TokenCapOptions
-} from "@ctxkit/compaction"
+import { type CappedResult, capToolResult, capToolResults, ingestCharCap } from "@ctxkit/compaction"
 import type { MessageFormat } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf, text as textArbitrary } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { CapLimitTooSmall, CapOptionInvalid, type CharCapOptions, type TokenCapOptions } from "../src/CapToolResult.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const ROCKET = "\uD83D\uDE80"
@@ -296,8 +288,8 @@ describe("capToolResult — token cap", () => {
     assert.strictEqual(result.limitTokens, 25_000)
     assert.isAtMost(approximateCounter.count(result.text), 25_000)
     assert.strictEqual(result.omittedLines, result.omittedChars / 17)
-    const preset = capToolResult(huge, alisioIngestCap)
-    assert.strictEqual(preset.text.length, 40_000 + alisioIngestCap.marker.length)
+    const preset = capToolResult(huge, ingestCharCap)
+    assert.strictEqual(preset.text.length, 40_000 + ingestCharCap.marker.length)
   })
 
   it("never throws; the capped text counts within the limit; head and tail are a prefix and a suffix (property)", () => {
@@ -355,9 +347,9 @@ describe("capToolResult — token cap", () => {
   })
 })
 
-describe("capToolResult — character cap (alisioIngestCap)", () => {
+describe("capToolResult — character cap (ingestCharCap)", () => {
   it("is Alisio's ingest cap", () => {
-    assert.deepStrictEqual(alisioIngestCap, {
+    assert.deepStrictEqual(ingestCharCap, {
       overChars: 48_000,
       keepChars: 40_000,
       marker: "\n[tool output truncated]",
@@ -367,12 +359,12 @@ describe("capToolResult — character cap (alisioIngestCap)", () => {
 
   it("caps over 48,000 JSON characters to the first 40,000 and the marker", () => {
     const at = "x".repeat(47_998) // JSON.stringify adds the two quotes: 48,000
-    const kept = capToolResult(at, alisioIngestCap)
+    const kept = capToolResult(at, ingestCharCap)
     assert.strictEqual(kept.text, at)
     assert.isFalse(kept.capped)
     assert.strictEqual(kept.measuredChars, 48_000)
     const over = "x".repeat(47_999) // 48,001
-    const cut = capToolResult(over, alisioIngestCap)
+    const cut = capToolResult(over, ingestCharCap)
     assert.isTrue(cut.capped)
     assert.strictEqual(cut.measuredChars, 48_001)
     assert.strictEqual(cut.text, "x".repeat(40_000) + "\n[tool output truncated]")
@@ -382,17 +374,17 @@ describe("capToolResult — character cap (alisioIngestCap)", () => {
   })
 
   it("measures escapes: quotes and line breaks count twice in JSON", () => {
-    assert.isFalse(capToolResult("\"".repeat(23_999), alisioIngestCap).capped) // 2 + 47,998
-    const quotes = capToolResult("\"".repeat(40_500), alisioIngestCap)
+    assert.isFalse(capToolResult("\"".repeat(23_999), ingestCharCap).capped) // 2 + 47,998
+    const quotes = capToolResult("\"".repeat(40_500), ingestCharCap)
     assert.isTrue(quotes.capped)
     assert.strictEqual(quotes.text, "\"".repeat(40_000) + "\n[tool output truncated]")
     const text = `${"a\n".repeat(20_000)}${"b".repeat(5_000)}` // 45,000 characters, 65,002 in JSON
-    const cut = capToolResult(text, alisioIngestCap)
+    const cut = capToolResult(text, ingestCharCap)
     assert.strictEqual(cut.text, "a\n".repeat(20_000) + "\n[tool output truncated]")
     assert.strictEqual(cut.omittedLines, 0)
     // 30,000 line breaks are 60,002 JSON characters but only 30,000 characters: nothing would be left out.
     const short = "\n".repeat(30_000)
-    const untouched = capToolResult(short, alisioIngestCap)
+    const untouched = capToolResult(short, ingestCharCap)
     assert.strictEqual(untouched.text, short)
     assert.isFalse(untouched.capped)
   })
@@ -462,7 +454,7 @@ describe("capToolResults", () => {
 
   it("applies the character cap preset", () => {
     const messages = [{ role: "tool", toolCallId: "a", content: "y".repeat(50_000) }]
-    const result = capToolResults(messages, { ...alisioIngestCap, format: formatOf("canonical") })
+    const result = capToolResults(messages, { ...ingestCharCap, format: formatOf("canonical") })
     assert.strictEqual(
       formatOf("canonical").toolResults(result.messages[0])[0]?.text,
       "y".repeat(40_000) + "\n[tool output truncated]"

@@ -1,16 +1,10 @@
-import {
-  Checkpoint,
-  CHECKPOINT_SECTIONS,
-  checkpointHeader,
-  INJECT_CONTEXT_MAX_CHARS,
-  parseCheckpoint,
-  renderCheckpoint,
-  summaryMessage
-} from "@ctxkit/compaction"
-import { formats, type Message, type MessageFormat } from "@ctxkit/core"
+import { Checkpoint, parseCheckpoint, renderCheckpoint, summaryMessage } from "@ctxkit/compaction"
+import { checkpointHeader, formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { CHECKPOINT_SECTIONS } from "../src/Checkpoint.ts"
+import { INJECT_CONTEXT_MAX_CHARS } from "../src/SummaryMessage.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const full: Checkpoint = {

@@ -1,5 +1,5 @@
 import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
-import { CLEARED_NOTE, clearOldToolResults, ClearOptionInvalid } from "@ctxkit/compaction"
+import { CLEARED_NOTE, clearOldToolResults } from "@ctxkit/compaction"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import {
   deepFreeze,
@@ -13,6 +13,7 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { ClearOptionInvalid } from "../src/ClearOldToolResults.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const NOTE_TOKENS = 22 // ceil(86 / 4)

@@ -5,30 +5,25 @@
  */
 import { conversationCost, estimateTokens, makeCostCache } from "@ctxkit/budget"
 import {
-  acceptSummaryReply,
-  alisioIngestCap,
-  checkpointTooLargeMessage,
   compact,
   type CompactionEvent,
   type CompactionOutcome,
   type CompactionPlugin,
   compactionPresets,
   type CompactOptions,
-  CUT_EMPTY_MESSAGE,
   defaultContextPolicy,
-  EMPTY_SUMMARY_MESSAGE,
+  ingestCharCap,
   planCompaction,
-  requestTooLargeMessage,
   Summarizer,
   SummarizerError,
   type SummaryReply,
-  type SummaryRequest,
-  truncatedRequestMessage
+  type SummaryRequest
 } from "@ctxkit/compaction"
 import { CompactionFailed, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -36,6 +31,9 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
+import { checkpointTooLargeMessage, requestTooLargeMessage } from "../src/Compact.ts"
+import { truncatedRequestMessage } from "../src/Guards.ts"
+import { acceptSummaryReply, CUT_EMPTY_MESSAGE, EMPTY_SUMMARY_MESSAGE } from "../src/SummaryReplyPolicy.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const BIG = "line of build output\n".repeat(200)
@@ -106,6 +104,38 @@ const compacted = <M>(outcome: CompactionOutcome<M>) => {
   if (outcome._tag !== "Compacted") throw new Error("unreachable")
   return outcome
 }
+
+describe("compact — the hook timeout is a Duration", () => {
+  it.effect("\"500 millis\" times a hanging hook out after 500 ms; an unusable value fails, naming the option", () =>
+    Effect.gen(function*() {
+      const { summarize } = scripted(reply(STRUCTURED))
+      const hangs: CompactionPlugin = { name: "hangs", beforeCompact: () => Effect.never }
+      const fiber = yield* Effect.forkChild(
+        compact(canonical, {
+          reason: "manual",
+          format: formats.canonical,
+          plugins: [hangs],
+          summarize,
+          hookTimeout: "500 millis"
+        })
+      )
+      yield* TestClock.adjust("500 millis")
+      const outcome = compacted(yield* Fiber.join(fiber))
+      assert.deepStrictEqual(outcome.events[1], {
+        type: "plugin_hook_failed",
+        data: { source: "hangs", hook: "beforeCompact", error: "did not complete within 500 ms", continued: true }
+      })
+      const { error } = yield* failing(canonical, {
+        reason: "manual",
+        format: formats.canonical,
+        summarize,
+        hookTimeout: "soon" as Duration.Input
+      })
+      assert.instanceOf(error, CompactionFailed)
+      assert.include(error.error, "options.hookTimeout must be a duration")
+      assert.include(error.error, "\"soon\"")
+    }))
+})
 
 describe("compact — canonical", () => {
   it.effect("happy path: structured checkpoint, kept turn untouched, events in order with their data", () =>
@@ -705,7 +735,7 @@ describe("compaction presets", () => {
       partialSummaries: "keep",
       maxOutputTokens: 16_000,
       maxContextChars: 800_000,
-      ingestCap: alisioIngestCap
+      ingestCap: ingestCharCap
     })
     assert.deepStrictEqual(compactionPresets.tutorial, {
       name: "tutorial",

@@ -2,7 +2,6 @@ import { available } from "@ctxkit/budget"
 import {
   ContextAction,
   type ContextPolicy,
-  ContextPolicyConfig,
   type ContextState,
   decideContextAction,
   decodeContextPolicy,
@@ -13,6 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import { ContextPolicyConfig } from "../src/ContextPolicy.ts"
 
 // The tutorial's figures: a 4,096-token window keeps 1,024 for the reply.
 const ROOM = 3_072

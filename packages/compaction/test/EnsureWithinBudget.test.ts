@@ -4,24 +4,25 @@
  */
 import {
   compact,
-  COMPACTION_DISABLED,
-  COMPACTION_RAN_NOT_ENOUGH,
-  COMPACTION_SKIPPED_NO_BOUNDARY,
   type CompactionEvent,
   type CompactionOutcome,
-  DEFAULT_BUDGET_ADVICE,
   ensureWithinBudget,
-  hardLimitTarget,
-  MIN_REDUCTION_TARGET_CHARS,
   reduceToBudget,
   type SummarizeFn,
-  SummarizerError,
-  transcriptChars
+  SummarizerError
 } from "@ctxkit/compaction"
 import { type CompactionFailed, ContextBudgetExceeded, formats, type Message } from "@ctxkit/core"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import {
+  COMPACTION_DISABLED,
+  COMPACTION_RAN_NOT_ENOUGH,
+  COMPACTION_SKIPPED_NO_BOUNDARY,
+  DEFAULT_BUDGET_ADVICE
+} from "../src/BudgetExceeded.ts"
+import { hardLimitTarget, MIN_REDUCTION_TARGET_CHARS } from "../src/EnsureWithinBudget.ts"
+import { transcriptChars } from "../src/ReduceToBudget.ts"
 
 const format = formats.canonical
 

@@ -7,14 +7,13 @@ import {
   CompactionEvent as CompactionEventSchema,
   decodeEventLine,
   encodeEventLine,
-  envelope,
-  EVENT_SCHEMA_VERSION,
-  InvalidEventLine
+  envelope
 } from "@ctxkit/compaction"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import { EVENT_SCHEMA_VERSION, InvalidEventLine } from "../src/Events.ts"
 
 const context = { runId: "run-7", sessionId: "ses-1", seq: 3, timestamp: "2026-05-01T10:00:00.000Z" }
 const head = "{\"schemaVersion\":1,\"runId\":\"run-7\",\"sessionId\":\"ses-1\",\"seq\":3,"

@@ -1,3 +1,7 @@
+import { type AnthropicMessage, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import {
   checkpointShrinks,
   COMPACTION_ATTEMPT_STEPS,
@@ -7,11 +11,7 @@ import {
   STALL_MIN_DROP,
   StallGuard,
   truncatedRequestMessage
-} from "@ctxkit/compaction"
-import { type AnthropicMessage, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
-import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
-import { assert, describe, it } from "@effect/vitest"
-import * as fc from "fast-check"
+} from "../src/Guards.ts"
 import { runs } from "../../../tests/runs.ts"
 
 describe("compactionRequestTruncated", () => {

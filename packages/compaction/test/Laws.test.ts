@@ -1,7 +1,8 @@
 /**
  * Laws L11 (compaction plan) and L12 (tail reduction) of quality.md as fast-check properties, in every wire format
  * and through `formats.auto`, on generated conversations (parallel calls, far results, approvals, reasoning,
- * pinned and memory blocks, summaries; huge texts for the reduction). Inputs are deep-frozen (purity) and every
+ * pinned and memory blocks, summaries, slash commands logged as two user messages; huge texts for the reduction);
+ * L11's monotone clause over keepTurns 0 to 6 and 20. Inputs are deep-frozen (purity) and every
  * call is made twice (determinism). The plan is also checked against the renderer's link keys, an oracle
  * independent of `toolGroups`.
  */
@@ -15,6 +16,7 @@ import {
   formatNames,
   formatOf,
   groupsFromKeys,
+  keepTurnsViolations,
   planViolations,
   reductionViolations,
   type Rendered,
@@ -115,6 +117,14 @@ const planProperty = (wire: FormatName, format: MessageFormat<unknown>, scenario
     checkPlan(rendered, format, keep, min)
   })
 
+/** L11's last clause: over keepTurns 0 to 6 (and 20, the maximum), a larger keepTurns never keeps fewer messages. */
+const monotoneProperty = (wire: FormatName, format: MessageFormat<unknown>, scenario: ScenarioOptions = {}) =>
+  fc.property(conversation(wire, scenario), minKeep, (rendered, min) => {
+    const input = deepFreeze(rendered.messages)
+    const planFor = (keepTurns: number) => planCompaction(input, { format, keepTurns, minKeepMessages: min })
+    assert.deepStrictEqual(keepTurnsViolations(input, planFor, [0, 1, 2, 3, 4, 5, 6, 20]), [])
+  })
+
 const reductionProperty = (wire: FormatName, format: MessageFormat<unknown>, scenario: ScenarioOptions = {}) =>
   fc.property(conversation(wire, scenario), share, caps, (rendered, s, c) => {
     checkReduction(rendered, format, s, c)
@@ -131,6 +141,14 @@ describe("L11: the compaction plan, in every wire format", () => {
   }
   it("every format read with formats.auto", () => {
     for (const wire of formatNames) fc.assert(planProperty(wire, auto, { dangling: true }), { numRuns: runs.few })
+  })
+  for (const wire of formatNames) {
+    it(`${wire}: a larger keepTurns never keeps fewer messages (doubled user turns included)`, () => {
+      fc.assert(monotoneProperty(wire, formatOf(wire)), { numRuns: 100 })
+    })
+  }
+  it("every format read with formats.auto: a larger keepTurns never keeps fewer messages", () => {
+    for (const wire of formatNames) fc.assert(monotoneProperty(wire, auto), { numRuns: 30 })
   })
   it("long conversations", () => {
     fc.assert(planProperty("anthropic", formatOf("anthropic"), { maxTurns: 120 }), { numRuns: runs.few })

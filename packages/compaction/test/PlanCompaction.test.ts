@@ -2,11 +2,12 @@
  * `planCompaction` and `applyCompaction`: every rule of the spec's "The plan: where to cut", on hand-written
  * histories in several wire formats, with the exact cuts, fallbacks, reasons and details.
  */
-import { applyCompaction, type CompactionPlan, type NoPlan, planCompaction, type PlanOptions } from "@ctxkit/compaction"
+import { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "@ctxkit/compaction"
 import { formats, type Message } from "@ctxkit/core"
 import { deepFreeze, planViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { type PlanOptions } from "../src/PlanCompaction.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const user = (content: string, extra: Partial<Message> = {}): Message =>
@@ -59,10 +60,11 @@ describe("planCompaction: turns", () => {
     assert.strictEqual(planOf(planCompaction(threeTurns, { format: formats.canonical, keepTurns: 1 })).cut, 8)
   })
 
-  it("with fewer turns than asked, only the last turn is kept", () => {
+  it("with fewer turns than asked, as many turns as leave 2 messages to summarize are kept", () => {
+    // Turn start 0 leaves nothing to summarize; the earliest later one, 4, leaves 4.
     for (const keepTurns of [3, 5, 20]) {
       const plan = planOf(planCompaction(threeTurns, { format: formats.canonical, keepTurns }))
-      assert.strictEqual(plan.cut, 8, `keepTurns ${keepTurns}`)
+      assert.strictEqual(plan.cut, 4, `keepTurns ${keepTurns}`)
       assert.isFalse(plan.midTurn)
     }
   })
@@ -398,5 +400,73 @@ describe("planCompaction: totality and purity", () => {
     const next = applyCompaction(plan, checkpoint)
     assert.deepStrictEqual(next, [checkpoint, ...threeTurns.slice(4)])
     assert.strictEqual(plan.kept.length, 6)
+  })
+})
+
+describe("planCompaction: monotone in keepTurns (issue 11, defect 7)", () => {
+  const keptAt = (history: ReadonlyArray<Message>, keepTurns: number): number => {
+    const plan = planCompaction(history, { format: formats.canonical, keepTurns })
+    return plan._tag === "CompactionPlan" ? plan.kept.length : 0
+  }
+
+  it("turn starts at 1, 3, 21 and 27: keepTurns 4 keeps the 25 messages keepTurns 3 keeps, not 1", () => {
+    const middle: Array<Message> = []
+    for (let k = 0; k < 8; k++) middle.push(call(`c${k}`), result(`c${k}`))
+    const history = deepFreeze([
+      say("Welcome back."), // 0
+      user("Set up the repo."), // 1
+      say("Done."),
+      user("Port the parser."), // 3
+      ...middle, // 4–19
+      say("Ported."), // 20
+      user("Add tests."), // 21
+      say("Added."),
+      say("All pass."),
+      say("Coverage 91%."),
+      say("Pushed."),
+      say("CI is green."),
+      user("Release it.") // 27
+    ])
+    assert.strictEqual(history.length, 28)
+    assert.deepStrictEqual(planOf(planCompaction(history, { format: formats.canonical })).turnStarts, [1, 3, 21, 27])
+    assert.strictEqual(keptAt(history, 3), 25)
+    assert.strictEqual(keptAt(history, 4), 25)
+    for (const keepTurns of [5, 20]) assert.strictEqual(keptAt(history, keepTurns), 25, `keepTurns ${keepTurns}`)
+    const kept = [0, 1, 2, 3, 4, 5, 6].map((k) => keptAt(history, k))
+    assert.deepStrictEqual(kept, [0, 1, 7, 25, 25, 25, 25])
+  })
+
+  it("a slash command logged as two user messages: keepTurns 2 keeps the latest request, as keepTurns 1 does", () => {
+    const history = deepFreeze([
+      user("/review"), // 0: the command as typed
+      user("Review the staged changes and list every risk."), // 1: its expansion, a second user message
+      say("Three risks: …"),
+      user("Fix the first one."), // 3: the latest request
+      call("r1"),
+      result("r1"),
+      call("r2"),
+      result("r2"),
+      call("r3"),
+      result("r3"),
+      say("Fixed.")
+    ])
+    const one = planOf(planCompaction(history, { format: formats.canonical, keepTurns: 1 }))
+    const two = planOf(planCompaction(history, { format: formats.canonical, keepTurns: 2 }))
+    assert.deepStrictEqual(two.turnStarts, [0, 1, 3])
+    assert.strictEqual(one.cut, 3)
+    // Turn start 1 would summarize the command alone: the earliest later turn start that leaves 2 is 3.
+    assert.strictEqual(two.cut, 3)
+    assert.isFalse(two.midTurn)
+    assert.strictEqual(two.kept[0], history[3])
+    assert.isAtLeast(two.kept.length, one.kept.length)
+  })
+
+  it("the mid-turn fallback only when no turn start leaves 2 messages to summarize", () => {
+    const history = deepFreeze([user("Do it all."), call("a"), result("a"), call("b"), result("b"), say("c"), say("d")])
+    for (const keepTurns of [1, 2, 3]) {
+      const plan = planOf(planCompaction(history, { format: formats.canonical, keepTurns }))
+      assert.isTrue(plan.midTurn, `keepTurns ${keepTurns}`)
+      assert.strictEqual(plan.cut, 3)
+    }
   })
 })

@@ -3,17 +3,14 @@
  * reports named, and every kind of failure (fail, throw, die, time out, bad answer) reported with
  * `continued: true` while the others still run. Timeouts use the TestClock: no real sleeps.
  */
-import {
-  type CompactionPlugin,
-  DEFAULT_HOOK_TIMEOUT_MS,
-  type ParsedCheckpoint,
-  runAfterCompact,
-  runBeforeCompact
-} from "@ctxkit/compaction"
+import { type CompactionPlugin, type ParsedCheckpoint } from "@ctxkit/compaction"
 import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
+import { hookTimeout } from "../src/internal/eventsHooks.ts"
+import { runAfterCompact, runBeforeCompact } from "../src/PluginHooks.ts"
 
 const checkpoint: ParsedCheckpoint = {
   structured: true,
@@ -27,8 +24,19 @@ const failedEvent = (source: string, hook: "beforeCompact" | "afterCompact", err
 })
 
 describe("runBeforeCompact", () => {
-  it("the default timeout is 5 seconds", () => {
-    assert.strictEqual(DEFAULT_HOOK_TIMEOUT_MS, 5_000)
+  it("the timeout is a Duration.Input: default 5 seconds; what is not a duration ≥ 0 is refused", () => {
+    const millis = (given: Duration.Input | undefined) => {
+      const decoded = hookTimeout(given)
+      return decoded === undefined ? undefined : Duration.toMillis(decoded)
+    }
+    assert.strictEqual(millis(undefined), 5_000)
+    assert.strictEqual(millis("2 seconds"), 2_000)
+    assert.strictEqual(millis(Duration.millis(250)), 250)
+    assert.strictEqual(millis(750), 750)
+    assert.strictEqual(millis(0), 0)
+    for (const bad of [Number.NaN, -1, "soon", Duration.millis(-5)] as ReadonlyArray<Duration.Input>) {
+      assert.isUndefined(millis(bad), String(bad))
+    }
   })
 
   it.effect("merges instructions in plugin order and fields, first requester wins", () =>
@@ -115,12 +123,14 @@ describe("runBeforeCompact", () => {
       const slow: ReadonlyArray<CompactionPlugin> = [
         { name: "slow", beforeCompact: () => Effect.sleep("1 second").pipe(Effect.as({ instructions: "late" })) }
       ]
-      const fiber = yield* Effect.forkChild(runBeforeCompact(slow, { reason: "auto", messages: 1 }, { timeoutMs: 500 }))
+      const fiber = yield* Effect.forkChild(
+        runBeforeCompact(slow, { reason: "auto", messages: 1 }, { timeout: "500 millis" })
+      )
       yield* TestClock.adjust("500 millis")
       const run = yield* Fiber.join(fiber)
       assert.deepStrictEqual(run.events, [failedEvent("slow", "beforeCompact", "did not complete within 500 ms")])
       const patient = yield* Effect.forkChild(
-        runBeforeCompact(slow, { reason: "auto", messages: 1 }, { timeoutMs: Number.NaN })
+        runBeforeCompact(slow, { reason: "auto", messages: 1 }, { timeout: Number.NaN })
       )
       yield* TestClock.adjust("1 second")
       const ok = yield* Fiber.join(patient)

@@ -2,11 +2,12 @@
  * Recovering uncertain tool results: every open call gets a result that records the uncertainty, nothing else
  * changes, and afterwards the history can be planned for compaction.
  */
-import { planCompaction, recoverUncertainResults, UNCERTAIN_RESULT_NOTE } from "@ctxkit/compaction"
+import { planCompaction, recoverUncertainResults } from "@ctxkit/compaction"
 import { formats, type Message, toolGroups } from "@ctxkit/core"
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { UNCERTAIN_RESULT_NOTE } from "../src/Recover.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const crashed: ReadonlyArray<Message> = deepFreeze([

@@ -3,16 +3,11 @@
  * with the exact marker, the exact clip texts, the rounds of caps, the order of the clips, what is never cut, and
  * the documented decisions (bad targets, clips that save nothing end a round, the final sweep, what the lens cannot rewrite).
  */
-import {
-  BUDGET_TRUNCATION_MARKER,
-  reduceToBudget,
-  TEXT_CAP_ROUNDS,
-  TOOL_RESULT_CAP_ROUNDS,
-  transcriptChars
-} from "@ctxkit/compaction"
+import { BUDGET_TRUNCATION_MARKER, reduceToBudget } from "@ctxkit/compaction"
 import { formats, type Message } from "@ctxkit/core"
 import { deepEqual, deepFreeze, reductionViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { TEXT_CAP_ROUNDS, TOOL_RESULT_CAP_ROUNDS, transcriptChars } from "../src/ReduceToBudget.ts"
 
 const MARKER = "… [truncated by context budget]"
 const cut = (text: string, cap: number): string => text.slice(0, cap) + "\n" + MARKER

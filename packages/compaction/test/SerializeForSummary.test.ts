@@ -1,11 +1,4 @@
-import {
-  checkpointInstructions,
-  DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS,
-  serializeForSummary,
-  SUMMARY_ITEM_MAX_CHARS,
-  SUMMARY_PROMPT,
-  summaryRequest
-} from "@ctxkit/compaction"
+import { checkpointInstructions, serializeForSummary } from "@ctxkit/compaction"
 import {
   type AnthropicMessage,
   formats,
@@ -24,6 +17,8 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_PROMPT, summaryRequest } from "../src/CheckpointInstructions.ts"
+import { SUMMARY_ITEM_MAX_CHARS } from "../src/SerializeForSummary.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const canonical = formats.canonical

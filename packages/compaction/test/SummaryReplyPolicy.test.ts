@@ -1,14 +1,14 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Result from "effect/Result"
+import * as fc from "fast-check"
+import { type SummaryFinishReason } from "../src/Summarizer.ts"
 import {
   acceptSummaryReply,
   CUT_EMPTY_MESSAGE,
   EMPTY_SUMMARY_MESSAGE,
   type PartialSummaries,
-  type SummaryFinishReason,
   SummaryRejected
-} from "@ctxkit/compaction"
-import { assert, describe, it } from "@effect/vitest"
-import * as Result from "effect/Result"
-import * as fc from "fast-check"
+} from "../src/SummaryReplyPolicy.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const CUT_8000 =

@@ -26,6 +26,7 @@ export type { EffectAiMessage } from "./formats/EffectAi.ts"
 export type { LangChainMessage } from "./formats/LangChain.ts"
 export type { OpenAiChatMessage } from "./formats/OpenAiChat.ts"
 export type { OpenAiResponsesItem } from "./formats/OpenAiResponses.ts"
+export { checkpointHeader, isSummaryText } from "./internal/summaryText.ts"
 export { Conversation, Message } from "./Message.ts"
 export {
   type ApprovalInfo,

@@ -57,6 +57,8 @@ export interface ScenarioOptions {
   readonly blocks?: boolean | undefined
   /** Now and then a huge text (20k–120k characters). Default true. */
   readonly huge?: boolean | undefined
+  /** Now and then a user turn logged as two user messages, a slash command and its expansion. Default true. */
+  readonly doubledUserTurns?: boolean | undefined
 }
 
 const HUGE_SOURCE = "Zeile 🚀 données 数据 — ".repeat(6_000)
@@ -194,8 +196,9 @@ export const scenario = (options: ScenarioOptions = {}): fc.Arbitrary<Scenario> 
     steps.push({ weight: 1, arbitrary: fc.record({ kind: fc.constant("orphan" as const), text: body }) })
   }
   const states = options.approvalStates !== false
-  const base = fc.tuple(body, fc.array(fc.oneof(...steps), { minLength: 0, maxLength: options.maxTurns ?? 24 }), body)
+  const built = fc.tuple(body, fc.array(fc.oneof(...steps), { minLength: 0, maxLength: options.maxTurns ?? 24 }), body)
     .map(([systemText, plan, resultText]) => build(systemText, plan, resultText))
+  const base = options.doubledUserTurns === false ? built : withDoubledUserTurns(built)
   return fc.tuple(
     base,
     states && options.approvals !== false ? approvalStateChoices(options.dangling === true) : fc.constant([]),
@@ -329,3 +332,38 @@ export const groupsFromKeys = (rendered: Rendered<unknown>): ReadonlyArray<Reado
   }
   return [...byLabel.values()].sort((a, b) => a[0]! - b[0]!)
 }
+
+const SLASH_COMMANDS = ["review", "init", "fix-tests", "compact-notes"] as const
+
+/**
+ * Scenarios in which some user turns are logged the way several harnesses (Claude Code among them) log a slash
+ * command: two consecutive user messages, the command as typed (`<command-name>/review</command-name>`) and then
+ * its expansion (the original turn). About one plain user turn in four is doubled; checkpoints and pinned turns
+ * never are. Two user turns in a row are two turn starts, which is what trips a plan that counts turns naively.
+ *
+ * @example
+ * ```ts
+ * import { scenario, withDoubledUserTurns } from "@ctxkit/testing"
+ * import * as fc from "fast-check"
+ *
+ * const doubled = withDoubledUserTurns(scenario({ doubledUserTurns: false }))
+ * fc.assert(fc.property(doubled, (s) => s.turns.length >= 1))
+ * ```
+ *
+ * @category arbitraries
+ * @since 0.1.0
+ */
+export const withDoubledUserTurns = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
+  fc.tuple(base, fc.array(fc.nat(3), { minLength: 1, maxLength: 8 }), fc.constantFrom(...SLASH_COMMANDS)).map(
+    ([s, draws, command]) => {
+      const turns: Array<ScenarioTurn> = []
+      let k = 0
+      for (const turn of s.turns) {
+        if (turn.kind === "user" && !turn.summary && !turn.pinned && draws[k++ % draws.length] === 0) {
+          turns.push({ kind: "user", text: `<command-name>/${command}</command-name>`, pinned: false, summary: false })
+        }
+        turns.push(turn)
+      }
+      return { turns }
+    }
+  )

@@ -35,7 +35,8 @@ export interface PlanLike<M> {
 }
 
 /**
- * L11 compaction plan: `summarized ++ kept` is the input, element by element (the same objects); the cut splits
+ * L11 compaction plan (one plan; for the clause "a larger `keepTurns` never keeps fewer messages" see
+ * {@link keepTurnsViolations}): `summarized ++ kept` is the input, element by element (the same objects); the cut splits
  * no tool-call group (`toolGroups`: calls, results, approvals, reasoning items), so each part is pair-closed, and
  * the kept part does not start with a tool result nor right after a message that travels with the next one;
  * `retained` indices, when given, are ascending, before the cut, and protected messages without links; and there
@@ -101,7 +102,7 @@ export const planViolations = <M = unknown>(
   }
   for (let i = 0; i < input.length; i++) {
     const m = i < cut ? summarized[i] : kept[i - cut]
-    if (m !== input[i]) {
+    if (!Object.is(m, input[i])) {
       violations.push(`L11: message ${i} of summarized ++ kept is not the input's message ${i} (same object)`)
       break
     }
@@ -138,6 +139,55 @@ export const planViolations = <M = unknown>(
     }
     if (m === undefined || !format.isProtected(m) || linked) {
       violations.push(`L11: retained message ${i} is not a protected message without tool links`)
+    }
+  }
+  return violations
+}
+
+/**
+ * L11, its last clause: a larger `keepTurns` never keeps fewer messages. `planFor` plans the same history with a
+ * given `keepTurns`; it is called for each value of `keepTurns` (ascending; default 0 to 6) and the kept counts are
+ * compared with the largest seen before. A no-plan keeps the whole input (nothing is replaced); a no-plan because
+ * of invalid options is reported as a violation.
+ *
+ * @example
+ * ```ts
+ * import { keepTurnsViolations } from "@ctxkit/testing"
+ *
+ * const input = ["u1", "a1", "u2", "a2", "u3"]
+ * const lastTurns = (keepTurns: number) => {
+ *   const cut = Math.max(0, input.length - 2 * keepTurns + 1)
+ *   return { _tag: "CompactionPlan", summarized: input.slice(0, cut), kept: input.slice(cut) }
+ * }
+ * keepTurnsViolations(input, lastTurns) // []
+ * keepTurnsViolations(input, (k) => lastTurns(k === 2 ? 0 : k)).length > 0 // true: keepTurns 2 keeps 0
+ * ```
+ *
+ * @category laws
+ * @since 0.1.0
+ */
+export const keepTurnsViolations = <M>(
+  input: ReadonlyArray<M>,
+  planFor: (keepTurns: number) => PlanLike<M>,
+  keepTurns: ReadonlyArray<number> = [0, 1, 2, 3, 4, 5, 6]
+): Array<string> => {
+  const violations: Array<string> = []
+  let most = -1
+  let mostAt = -1
+  for (const k of [...keepTurns].sort((a, b) => a - b)) {
+    const plan = planFor(k)
+    if (plan._tag !== "CompactionPlan" && plan.reason === "invalid-options") {
+      violations.push(`L11: keepTurns ${k} was refused as an invalid option`)
+      continue
+    }
+    const kept = plan._tag === "CompactionPlan" ? (plan.kept ?? []).length : input.length
+    if (kept < most) {
+      violations.push(
+        `L11: keepTurns ${k} keeps ${kept} message${kept === 1 ? "" : "s"} but keepTurns ${mostAt} keeps ${most}`
+      )
+    } else {
+      most = kept
+      mostAt = k
     }
   }
   return violations

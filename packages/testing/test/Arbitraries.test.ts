@@ -1,5 +1,5 @@
 import { formats, toolGroups } from "@ctxkit/core"
-import { conversation, formatNames, render, scenario, text } from "@ctxkit/testing"
+import { conversation, formatNames, render, scenario, text, withDoubledUserTurns } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
@@ -84,6 +84,58 @@ describe("scenario arbitrary", () => {
     assert.isTrue(sample.some((t) => t.length > 20_000))
     assert.isTrue(sample.some((t) => /[\uD800-\uDFFF]/.test(t)))
     assert.isFalse(fc.sample(text({ huge: false }), { numRuns: 600, seed: 7 }).some((t) => t.length > 20_000))
+  })
+})
+
+describe("doubled user turns (a slash command logged as two user messages)", () => {
+  const isCommand = (t: { readonly kind: string; readonly text?: string }): boolean =>
+    t.kind === "user" && /^<command-name>\/[a-z-]+<\/command-name>$/.test(t.text ?? "")
+
+  it("scenario generates them by default, a command right before its expansion, and never when turned off", () => {
+    let doubled = 0
+    for (const s of fc.sample(scenario(), { numRuns: 300, seed: 11 })) {
+      s.turns.forEach((t, i) => {
+        if (!isCommand(t)) return
+        doubled++
+        const next = s.turns[i + 1]
+        assert.isTrue(next !== undefined && next.kind === "user" && !next.summary && !next.pinned)
+      })
+    }
+    assert.isAbove(doubled, 10)
+    const off = fc.sample(scenario({ doubledUserTurns: false }), { numRuns: 300, seed: 11 })
+    assert.isFalse(off.some((s) => s.turns.some(isCommand)))
+  })
+
+  it("withDoubledUserTurns only inserts commands, each before a plain user turn: removed, the base comes back", () => {
+    fc.assert(
+      fc.property(
+        scenario({ doubledUserTurns: false }).chain((s) =>
+          fc.tuple(fc.constant(s), withDoubledUserTurns(fc.constant(s)))
+        ),
+        ([plain, doubled]) => {
+          assert.deepStrictEqual(doubled.turns.filter((t) => !isCommand(t)), [...plain.turns])
+          doubled.turns.forEach((t, i) => {
+            if (isCommand(t)) assert.strictEqual(doubled.turns[i + 1]?.kind, "user")
+          })
+        }
+      ),
+      { numRuns: 100 }
+    )
+  })
+
+  it("every format renders the pair as two consecutive user messages", () => {
+    const pair = {
+      turns: [
+        { kind: "user" as const, text: "<command-name>/review</command-name>", pinned: false, summary: false },
+        { kind: "user" as const, text: "Review the staged changes.", pinned: false, summary: false }
+      ]
+    }
+    for (const name of formatNames) {
+      const format = formats[name]
+      const { messages } = render(name, pair)
+      const roles = (messages as ReadonlyArray<never>).map((m) => format.role(m))
+      assert.deepStrictEqual(roles, ["user", "user"], name)
+    }
   })
 })
 

@@ -4,6 +4,7 @@ import {
   deepEqual,
   deepFreeze,
   identityViolations,
+  keepTurnsViolations,
   pairViolations,
   partitionViolations,
   purityViolations,
@@ -65,6 +66,23 @@ describe("law checks catch what they must", () => {
       ),
       []
     )
+  })
+
+  it("L11: a larger keepTurns that keeps fewer messages", () => {
+    const history = ["u0", "a0", "u1", "a1", "u2", "a2"]
+    const at = (cut: number) => ({
+      _tag: "CompactionPlan",
+      summarized: history.slice(0, cut),
+      kept: history.slice(cut)
+    })
+    // The kept counts by keepTurns: 0, 2, 4, 4, … is fine; 0, 2, 1 is not (keepTurns 2 keeps fewer than 1).
+    assert.deepStrictEqual(keepTurnsViolations(history, (k) => at(Math.max(2, 6 - 2 * k)), [0, 1, 2, 3]), [])
+    const bad = keepTurnsViolations(history, (k) => at(k === 2 ? 5 : 6 - 2 * k), [0, 1, 2, 3])
+    assert.deepStrictEqual(bad, ["L11: keepTurns 2 keeps 1 message but keepTurns 1 keeps 2"])
+    // A no-plan keeps everything: a plan after it with fewer kept is a violation; invalid options are one too.
+    const none = { _tag: "NoPlan", reason: "nothing-to-summarize" }
+    assert.isNotEmpty(keepTurnsViolations(history, (k) => k === 0 ? none : at(4), [0, 1]))
+    assert.isNotEmpty(keepTurnsViolations(history, () => ({ _tag: "NoPlan", reason: "invalid-options" }), [1]))
   })
 
   it("L9: mutation, throwing, nondeterminism", () => {

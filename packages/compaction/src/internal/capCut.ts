@@ -6,6 +6,7 @@
  */
 import type { Tally } from "./capCounting.ts"
 import { formatNumber, plural } from "./capFormat.ts"
+import { pairSafeEnd, pairSafeStart } from "./text.ts"
 
 /** A cut: `text.slice(0, head)` and `text.slice(tail)` are kept; what lies between is left out. */
 export interface Cut {
@@ -32,16 +33,6 @@ const MAX_ROUNDS = 16
 const MIN_SHRINK = 0.9
 /** A little below the measured ratio, so that the next round usually fits. */
 const SAFETY = 0.97
-
-const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
-const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
-
-/** Whether cutting `text` at `index` would split a surrogate pair. */
-export const splitsPair = (text: string, index: number): boolean =>
-  index > 0 && index < text.length && isHigh(text.charCodeAt(index - 1)) && isLow(text.charCodeAt(index))
-
-/** `index` moved back by one when it would split a surrogate pair. */
-export const pairSafeEnd = (text: string, index: number): number => splitsPair(text, index) ? index - 1 : index
 
 /** Line breaks in `text` between `from` and `to`. */
 export const lineBreaks = (text: string, from = 0, to = text.length): number => {
@@ -72,7 +63,7 @@ export const cutFor = (text: string, keep: number): Cut => {
     if (newline >= 0 && newline + 1 - tail <= LINE_SLACK * tailWant) tail = newline + 1
   }
   head = pairSafeEnd(text, head)
-  if (splitsPair(text, tail)) tail++
+  tail = pairSafeStart(text, tail)
   return { head, tail: Math.max(head, tail) }
 }
 

@@ -7,6 +7,7 @@
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Result from "effect/Result"
 import { errorText } from "./events.ts"
 
@@ -15,21 +16,30 @@ export type HookOutcome =
   | { readonly _tag: "Done"; readonly value: unknown }
   | { readonly _tag: "Failed"; readonly error: string }
 
-/** The hook timeout in milliseconds: the given one when it is a finite number ≥ 0, else the fallback. */
-export const hookTimeout = (given: number | undefined, fallback: number): number =>
-  typeof given === "number" && Number.isFinite(given) && given >= 0 ? given : fallback
+/** How long each plugin hook may run when no timeout is given: 5 seconds. */
+export const DEFAULT_HOOK_TIMEOUT: Duration.Duration = Duration.seconds(5)
+
+/** The hook timeout given as a `Duration.Input` (`"2 seconds"`, `Duration.millis(500)`, a number of ms), or
+ * `undefined` when it is not one or is negative. */
+export const hookTimeout = (given: Duration.Input | undefined): Duration.Duration | undefined => {
+  if (given === undefined) return DEFAULT_HOOK_TIMEOUT
+  // `Duration.fromInput` reads NaN as zero: a NaN is a mistake, not "no time at all".
+  if (typeof given === "number" && Number.isNaN(given)) return undefined
+  const decoded = Option.getOrUndefined(Duration.fromInput(given))
+  return decoded !== undefined && Duration.toMillis(decoded) >= 0 ? decoded : undefined
+}
 
 /**
- * Runs `thunk` (a plugin's hook): a throw is a failure; a returned Effect runs under `timeoutMs` (interrupted
+ * Runs `thunk` (a plugin's hook): a throw is a failure; a returned Effect runs under `timeout` (interrupted
  * when it is exceeded); a plain returned value is taken as the answer. Every failure, defect and timeout is
  * caught.
  */
-export const runHook = (thunk: () => unknown, timeoutMs: number): Effect.Effect<HookOutcome> =>
+export const runHook = (thunk: () => unknown, timeout: Duration.Duration): Effect.Effect<HookOutcome> =>
   Effect.try({ try: thunk, catch: (error) => error }).pipe(
     Effect.flatMap((out) =>
       Effect.isEffect(out)
         // Hooks are typed as needing no services; one that does dies, and is caught below.
-        ? Effect.timeout(out as Effect.Effect<unknown, unknown>, Duration.millis(timeoutMs))
+        ? Effect.timeout(out as Effect.Effect<unknown, unknown>, timeout)
         : Effect.succeed(out)
     ),
     Effect.matchCause({
@@ -38,7 +48,9 @@ export const runHook = (thunk: () => unknown, timeoutMs: number): Effect.Effect<
         const error = Cause.squash(cause)
         return {
           _tag: "Failed",
-          error: Cause.isTimeoutError(error) ? `did not complete within ${timeoutMs} ms` : errorText(error)
+          error: Cause.isTimeoutError(error)
+            ? `did not complete within ${Duration.toMillis(timeout)} ms`
+            : errorText(error)
         }
       }
     })
@@ -52,12 +64,3 @@ export const safeDecode = <A, E>(
   Effect.try({ try: () => decode(input), catch: () => undefined }).pipe(
     Effect.orElseSucceed(() => undefined)
   )
-
-/** The first `max` UTF-16 units of `text`, never ending inside a surrogate pair. */
-export const cutText = (text: string, max: number): string => {
-  if (text.length <= max) return text
-  let end = max
-  const last = text.charCodeAt(end - 1)
-  if (last >= 0xd800 && last <= 0xdbff) end--
-  return text.slice(0, end)
-}

@@ -3,6 +3,7 @@
  * clip itself, always computed from the original message.
  */
 import type { MessageFormat } from "@ctxkit/core"
+import { safeHead } from "./text.ts"
 
 /** The marker every budget cut ends with (31 UTF-16 code units, the first one U+2026). */
 export const MARKER = "… [truncated by context budget]"
@@ -55,17 +56,9 @@ export const clippableOf = <M>(
   return { kind: "text", length: format.ownText(message).length }
 }
 
-/** The first `cap` code units of `text`, one fewer when the last would be the high half of a surrogate pair. */
-const head = (text: string, cap: number): string => {
-  let end = cap
-  const last = text.charCodeAt(end - 1)
-  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--
-  return text.slice(0, end)
-}
-
 /** `text` cut to `cap` characters with the marker on its own line; `text` itself when it fits. */
 export const clipText = (text: string, cap: number): string =>
-  text.length <= cap ? text : cap <= 0 ? MARKER : head(text, cap) + SUFFIX
+  text.length <= cap ? text : cap <= 0 ? MARKER : safeHead(text, cap) + SUFFIX
 
 /**
  * The original message clipped at `cap`: its own text (kind `text`), or its results (kind `results`): they keep

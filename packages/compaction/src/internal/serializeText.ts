@@ -1,18 +1,8 @@
-/** Text helpers of the summarizer transcript and the checkpoint message: cuts that never split a surrogate pair. */
+/** Text helpers of the summarizer transcript: items clipped with a marker, character limits from options. */
+import { safeHead } from "./text.ts"
 
 /** The marker an item of the summarizer transcript ends with when it was clipped. */
 export const ITEM_TRUNCATION_MARKER = "… [truncated]"
-
-const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
-const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
-
-/** The first `end` UTF-16 code units of `text`, one fewer when the cut would fall inside a surrogate pair. */
-export const safeHead = (text: string, end: number): string => {
-  if (end >= text.length) return text
-  let e = Math.max(0, Math.floor(end))
-  if (e > 0 && isHigh(text.charCodeAt(e - 1)) && isLow(text.charCodeAt(e))) e--
-  return text.slice(0, e)
-}
 
 /** `text` when it has at most `max` code units, else its head of `max` (surrogate-safe) and the marker. */
 export const clipItem = (text: string, max: number): string =>
