@@ -10,9 +10,9 @@ import { conversationCost } from "@ctxkit/budget"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { ElisionReason } from "./ElisionStub.ts"
-import type { GovernOptions } from "./Govern.ts"
+import type { Elision, GovernOptions } from "./Govern.ts"
 import { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
-import { type Analysis, analyze, type ResultFact } from "./internal/analysis.ts"
+import { type Analysis, analyze, type MessageFacts, type ResultFact } from "./internal/analysis.ts"
 import { elisionsOf, project } from "./internal/projection.ts"
 import { type Settings, settingsOf } from "./internal/settings.ts"
 import { safeCount } from "./internal/text.ts"
@@ -505,35 +505,128 @@ const invariantCounts = (given: ReportOptions<unknown>["invariants"]): Invariant
   return { total: instruction + goal + plan + criterion + grant, instruction, goal, plan, criterion, grant }
 }
 
+/** A result's origin: the path of a file tool's call, else the tool name. */
 const originOf = (fact: ResultFact): string => {
   const resolved = fact.call?.resolved
   return resolved !== undefined && "path" in resolved ? resolved.path : fact.tool
 }
 
-interface Classified {
-  readonly criticality: Criticality
-  readonly reason: CriticalityReason
+/** What the classification looks at for one segment. */
+interface SegmentTraits {
+  readonly type: SegmentType
+  readonly pinned: boolean
+  /** A tool result carried by a checkpoint message. */
+  readonly inCheckpoint: boolean
+  /** A tool result `on` replaced (`applied`) or `shadow` would replace (`would_be`). */
+  readonly elision: "applied" | "would_be" | undefined
+  readonly isError: boolean
+  /** At or after the start of the last turn. */
+  readonly lastTurn: boolean
+  /** A tool result older than the clearing horizon. */
+  readonly pastHorizon: boolean
 }
 
-const PINNED = (reason: CriticalityReason): Classified => ({ criticality: "pinned", reason })
+/**
+ * How a segment is classified: the FIRST rule that holds gives its reason and criticality (the table in
+ * {@link CriticalityReason}'s documentation, in this order). A checkpoint or invariants message is that
+ * before it is pinned; last-turn and horizon rules only apply to assistant messages and tool results.
+ */
+const CRITICALITY_RULES: ReadonlyArray<{
+  readonly reason: CriticalityReason
+  readonly criticality: Criticality
+  readonly holds: (s: SegmentTraits) => boolean
+}> = [
+  { reason: "checkpoint", criticality: "pinned", holds: (s) => s.type === "checkpoint" },
+  { reason: "invariants", criticality: "pinned", holds: (s) => s.type === "invariants" },
+  { reason: "pinned", criticality: "pinned", holds: (s) => s.pinned },
+  { reason: "checkpoint", criticality: "pinned", holds: (s) => s.inCheckpoint },
+  { reason: "system_prompt", criticality: "pinned", holds: (s) => s.type === "system" },
+  { reason: "instructions", criticality: "pinned", holds: (s) => s.type === "instructions" },
+  { reason: "elided", criticality: "low", holds: (s) => s.elision === "applied" },
+  { reason: "would_be_elided", criticality: "low", holds: (s) => s.elision === "would_be" },
+  { reason: "error_result", criticality: "high", holds: (s) => s.isError },
+  { reason: "user_message", criticality: "high", holds: (s) => s.type === "user" },
+  {
+    reason: "last_turn",
+    criticality: "high",
+    holds: (s) => s.lastTurn && (s.type === "assistant" || s.type === "tool_result")
+  },
+  { reason: "past_clearing_horizon", criticality: "low", holds: (s) => s.pastHorizon },
+  { reason: "context_block", criticality: "normal", holds: (s) => s.type === "context_block" },
+  { reason: "assistant_message", criticality: "normal", holds: (s) => s.type === "assistant" }
+]
 
-/** Keeps at most `limit` segments: pinned first, then elided, then other low ones, then the rest; newest first within each. */
+/** The criticality and reason of a segment (see {@link CRITICALITY_RULES}); `tool_result` when no rule holds. */
+const classify = (s: SegmentTraits): { readonly criticality: Criticality; readonly reason: CriticalityReason } => {
+  for (const rule of CRITICALITY_RULES) {
+    if (rule.holds(s)) return { criticality: rule.criticality, reason: rule.reason }
+  }
+  return { criticality: "normal", reason: "tool_result" }
+}
+
+/** What a message without tool results is, and where it comes from (a system message's source, else its role). */
+const messageType = <M>(facts: MessageFacts, message: M, settings: Settings<M>): {
+  readonly type: SegmentType
+  readonly origin: string
+} => {
+  switch (facts.role) {
+    case "system": {
+      const source = settings.format.source(message)
+      if (source === undefined || source === "system") return { type: "system", origin: "system" }
+      return { type: source === "instructions" ? "instructions" : "context_block", origin: source }
+    }
+    case "user":
+      return { type: facts.summary ? "checkpoint" : facts.invariants ? "invariants" : "user", origin: "user" }
+    case "assistant":
+      return { type: "assistant", origin: "assistant" }
+    default:
+      return { type: "tool_result", origin: facts.role }
+  }
+}
+
+/**
+ * Which segments a report lists when there are more than `limit`: tier by tier (pinned, then elided, then other
+ * low ones, then the rest), newest first within a tier, until the room is used; listed in history order.
+ */
 const cap = (segments: ReadonlyArray<ReportSegment>, limit: number): ReadonlyArray<ReportSegment> => {
   if (segments.length <= limit) return segments
-  const rank = (s: ReportSegment): number =>
-    s.criticality === "pinned" ? 0 : s.elided !== undefined ? 1 : s.criticality === "low" ? 2 : 3
-  const keep = new Uint8Array(segments.length)
-  let room = limit
-  for (let tier = 0; tier < 4 && room > 0; tier++) {
-    for (let i = segments.length - 1; i >= 0 && room > 0; i--) {
+  const tierOf = (s: ReportSegment): number => {
+    if (s.criticality === "pinned") return 0
+    if (s.elided !== undefined) return 1
+    return s.criticality === "low" ? 2 : 3
+  }
+  const keep = new Set<number>()
+  for (let tier = 0; tier < 4 && keep.size < limit; tier++) {
+    for (let i = segments.length - 1; i >= 0 && keep.size < limit; i--) {
       const s = segments[i]
-      if (s !== undefined && keep[i] === 0 && rank(s) === tier) {
-        keep[i] = 1
-        room--
-      }
+      if (s !== undefined && tierOf(s) === tier) keep.add(i)
     }
   }
-  return segments.filter((_, i) => keep[i] === 1)
+  return segments.filter((_, i) => keep.has(i))
+}
+
+/** The clearing horizon option: a count of recent tool results, or none (with a diagnostic for a bad value). */
+const horizonOf = (given: unknown, diagnostics: Array<string>): number | undefined => {
+  if (given === undefined) return undefined
+  if (typeof given === "number" && Number.isSafeInteger(given) && given >= 0) return given
+  diagnostics.push(
+    new GovernorSettingAdjusted({ setting: "keepToolResults", given: String(given), used: "no horizon" }).message
+  )
+  return undefined
+}
+
+/**
+ * The tokens of each result of one message: its own text's count, and the first result also carries the rest of
+ * the message's estimate (role, calls, framing), so that the segments add up to the message.
+ */
+const resultTokens = (
+  facts: ReadonlyArray<ResultFact>,
+  messageTokens: number,
+  counter: Settings<unknown>["counter"]
+): Array<number> => {
+  const own = facts.map((fact) => safeCount(counter, fact.text))
+  const overhead = Math.max(0, messageTokens - own.reduce((a, b) => a + b, 0))
+  return own.map((tokens, k) => (k === 0 ? tokens + overhead : tokens))
 }
 
 const build = <M>(
@@ -543,137 +636,84 @@ const build = <M>(
   options: ReportOptions<M>
 ): GovernedReport => {
   const diagnostics: Array<string> = settings.diagnostics.map((d) => d.message)
-  let horizon: number | undefined
-  if (options.keepToolResults !== undefined) {
-    const k = options.keepToolResults
-    if (typeof k === "number" && Number.isSafeInteger(k) && k >= 0) horizon = k
-    else {
-      diagnostics.push(
-        new GovernorSettingAdjusted({ setting: "keepToolResults", given: String(k), used: "no horizon" }).message
-      )
-    }
-  }
+  const horizon = horizonOf(options.keepToolResults, diagnostics)
   const { applied, replaced } = project(history, analysis, settings.format)
   const elisions = elisionsOf(applied, settings)
-  const costOptions = { counter: settings.counter, format: settings.format, cache: settings.cache }
-  const before = conversationCost(history, costOptions)
+  const before = conversationCost(history, {
+    counter: settings.counter,
+    format: settings.format,
+    cache: settings.cache
+  })
   const after = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
   for (const d of before.diagnostics) diagnostics.push(d.message)
   let removed = 0
   for (const index of replaced.keys()) removed += before.costs[index] ?? 0
   const tokensAfter = before.total - removed + after.total
 
-  const elidedAt = new Map<ResultFact, (typeof elisions)[number]>()
+  const elisionOf = new Map<ResultFact, Elision>()
   applied.forEach((d, k) => {
     const e = elisions[k]
-    if (e !== undefined) elidedAt.set(d.fact, e)
+    if (e !== undefined) elisionOf.set(d.fact, e)
   })
-  const elidedReason: CriticalityReason = settings.mode === "on" ? "elided" : "would_be_elided"
-  const firstOld = horizon === undefined ? 0 : analysis.facts.length - horizon
+  const elisionKind = settings.mode === "on" ? "applied" : "would_be"
+  // Results before this position in `analysis.facts` are past the clearing horizon.
+  const firstKept = horizon === undefined ? 0 : analysis.facts.length - horizon
   const segments: Array<ReportSegment> = []
   const totals = { pinned: 0, high: 0, normal: 0, low: 0 }
   const add = (segment: ReportSegment): void => {
     totals[segment.criticality]++
     segments.push(segment)
   }
+
+  // One segment per message, or one per tool result for a message carrying results; `f` walks the results.
   let f = 0
   for (let i = 0; i < history.length; i++) {
     const facts = analysis.messages[i]
     if (facts === undefined) continue
     const messageTokens = before.costs[i] ?? 0
     const lastTurn = i >= analysis.lastTurnStart
-    const start = f
-    while (f < analysis.facts.length && analysis.facts[f]?.index === i) f++
-    if (f > start) {
-      let shares = 0
-      const tokens: Array<number> = []
-      for (let k = start; k < f; k++) {
-        const t = safeCount(settings.counter, analysis.facts[k]?.text ?? "")
-        tokens.push(t)
-        shares += t
+    const first = f
+    while (analysis.facts[f]?.index === i) f++
+    const results = analysis.facts.slice(first, f)
+    if (results.length === 0) {
+      const { origin, type } = messageType(facts, history[i] as M, settings)
+      const traits: SegmentTraits = {
+        type,
+        pinned: facts.pinned,
+        inCheckpoint: false,
+        elision: undefined,
+        isError: false,
+        lastTurn,
+        pastHorizon: false
       }
-      for (let k = start; k < f; k++) {
-        const fact = analysis.facts[k]
-        if (fact === undefined) continue
-        const elision = elidedAt.get(fact)
-        const c: Classified = facts.pinned
-          ? PINNED("pinned")
-          : facts.summary
-          ? PINNED("checkpoint")
-          : elision !== undefined
-          ? { criticality: "low", reason: elidedReason }
-          : fact.isError
-          ? { criticality: "high", reason: "error_result" }
-          : lastTurn
-          ? { criticality: "high", reason: "last_turn" }
-          : horizon !== undefined && k < firstOld
-          ? { criticality: "low", reason: "past_clearing_horizon" }
-          : { criticality: "normal", reason: "tool_result" }
-        const own = tokens[k - start] ?? 0
-        add({
-          index: i,
-          callId: fact.callId,
-          type: "tool_result",
-          origin: originOf(fact),
-          tokens: k === start ? own + Math.max(0, messageTokens - shares) : own,
-          ...c,
-          ...(elision === undefined ? {} : { elided: elision.reason })
-        })
-      }
+      add({ index: i, type, origin, tokens: messageTokens, ...classify(traits) })
       continue
     }
-    const message = history[i] as M
-    let type: SegmentType
-    let origin: string = facts.role
-    let c: Classified
-    switch (facts.role) {
-      case "system": {
-        const source = settings.format.source(message)
-        origin = source ?? "system"
-        if (source === undefined || source === "system") {
-          type = "system"
-          c = facts.pinned ? PINNED("pinned") : PINNED("system_prompt")
-        } else if (source === "instructions") {
-          type = "instructions"
-          c = facts.pinned ? PINNED("pinned") : PINNED("instructions")
-        } else {
-          type = "context_block"
-          c = facts.pinned ? PINNED("pinned") : { criticality: "normal", reason: "context_block" }
-        }
-        break
+    const tokens = resultTokens(results, messageTokens, settings.counter)
+    results.forEach((fact, k) => {
+      const elision = elisionOf.get(fact)
+      const traits: SegmentTraits = {
+        type: "tool_result",
+        pinned: facts.pinned,
+        inCheckpoint: facts.summary,
+        elision: elision === undefined ? undefined : elisionKind,
+        isError: fact.isError,
+        lastTurn,
+        pastHorizon: first + k < firstKept
       }
-      case "user":
-        type = facts.summary ? "checkpoint" : facts.invariants ? "invariants" : "user"
-        c = facts.summary
-          ? PINNED("checkpoint")
-          : facts.invariants
-          ? PINNED("invariants")
-          : facts.pinned
-          ? PINNED("pinned")
-          : { criticality: "high", reason: "user_message" }
-        break
-      case "assistant":
-        type = "assistant"
-        c = facts.pinned
-          ? PINNED("pinned")
-          : lastTurn
-          ? { criticality: "high", reason: "last_turn" }
-          : { criticality: "normal", reason: "assistant_message" }
-        break
-      default:
-        type = "tool_result"
-        c = facts.pinned
-          ? PINNED("pinned")
-          : lastTurn
-          ? { criticality: "high", reason: "last_turn" }
-          : { criticality: "normal", reason: "tool_result" }
-    }
-    add({ index: i, type, origin, tokens: messageTokens, ...c })
+      add({
+        index: i,
+        callId: fact.callId,
+        type: "tool_result",
+        origin: originOf(fact),
+        tokens: tokens[k] ?? 0,
+        ...classify(traits),
+        ...(elision === undefined ? {} : { elided: elision.reason })
+      })
+    })
   }
 
   const kept = cap(segments, MAX_REPORT_SEGMENTS)
-  const origins = new Map<ResultFact, string>()
-  for (const d of applied) origins.set(d.fact, originOf(d.fact))
   return {
     mode: settings.mode === "on" ? "on" : "shadow",
     policyVersion: 1,
@@ -694,7 +734,7 @@ const build = <M>(
       reason: d.reason,
       index: d.fact.index,
       tool: d.fact.tool,
-      origin: origins.get(d.fact) ?? d.fact.tool,
+      origin: originOf(d.fact),
       tokensSaved: elisions[k]?.tokensSaved ?? 0
     })),
     criticality: totals,
@@ -710,7 +750,7 @@ const report = <M>(history: ReadonlyArray<M>, options: ReportOptions<M> | undefi
   const settings = settingsOf(given)
   if (settings.mode === "off") return { mode: "off", note: OFF_NOTE }
   const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
-  return build(list, settings, analyze(list, settings), given)
+  return build(list, settings, analyze(list, settings, settings.previous).analysis, given)
 }
 
 /**

@@ -12,9 +12,9 @@ import * as Schema from "effect/Schema"
 import { type ContextGoverned, MAX_EVENT_CALL_IDS } from "./ContextGoverned.ts"
 import { ElisionReason } from "./ElisionStub.ts"
 import type { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
-import { analyze } from "./internal/analysis.ts"
+import { analyze, keep } from "./internal/analysis.ts"
 import { countsOf, elisionsOf, project, segmentCount } from "./internal/projection.ts"
-import { settingsOf } from "./internal/settings.ts"
+import { type Settings, settingsOf } from "./internal/settings.ts"
 import { summarizeUsage } from "./internal/usage.ts"
 import type { ToolKinds } from "./ToolKinds.ts"
 
@@ -51,21 +51,6 @@ export const GovernMode = Schema.Literals(["off", "shadow", "on"])
  * @since 0.1.0
  */
 export type GovernMode = typeof GovernMode.Type
-
-/**
- * The policy version this package implements, the only accepted `policyVersion`.
- *
- * @example
- * ```ts
- * import { GOVERNOR_POLICY_VERSION } from "@ctxkit/governor"
- *
- * GOVERNOR_POLICY_VERSION // 1
- * ```
- *
- * @category constants
- * @since 0.1.0
- */
-export const GOVERNOR_POLICY_VERSION = 1 as const
 
 /**
  * One replaced (in `on`) or replaceable (in `shadow`) tool result: why, the call id it answers, the call id of
@@ -139,6 +124,9 @@ export type Elision = typeof Elision.Type
  * - `request` (default 1) and `previouslyElided` (the call ids the previous request elided): the event's
  *   request number and its "elided for the first time" list.
  * - `usage` (default false): put the usage summary in the event.
+ * - `analysis`: the {@link GovernorAnalysis} of the previous request (`result.analysis`), so that only the new
+ *   messages are read. Used when the history starts with the same message objects and the format, tool mapping
+ *   and `hashReads` are the same; otherwise the history is read anew. The result is the same either way.
  *
  * @example
  * ```ts
@@ -163,6 +151,35 @@ export interface GovernOptions<M> {
   readonly request?: number | undefined
   readonly previouslyElided?: Iterable<string> | undefined
   readonly usage?: boolean | undefined
+  readonly analysis?: GovernorAnalysis<M> | undefined
+}
+
+/**
+ * What the governor learned from a history (every call resolved, every result's digest, matches and offsets, the
+ * elision decisions of its epoch window), kept between requests of one session: pass `result.analysis` back as
+ * the `analysis` option with the grown history, and only the appended messages are read; between epochs even the
+ * decisions are reused. Opaque; `messages` says how many messages it covers. Holding it keeps those messages'
+ * records alive, so keep one per session (the latest).
+ *
+ * @example
+ * ```ts
+ * import { govern } from "@ctxkit/governor"
+ *
+ * const history = [{ role: "user", content: "Rename x to y in src/a.ts" }]
+ * const first = govern(history, { mode: "on" })
+ * const grown = [...history, { role: "assistant", content: "On it." }]
+ * const next = govern(grown, { mode: "on", analysis: first.analysis })
+ * next.analysis?.messages // 2: only the assistant message was read this time
+ * ```
+ *
+ * @category governor
+ * @since 0.1.0
+ */
+export interface GovernorAnalysis<M> {
+  /** How many messages of the history it covers. */
+  readonly messages: number
+  /** The message type it was made for (never set: a type marker). */
+  readonly _M?: (message: M) => void
 }
 
 /**
@@ -202,6 +219,34 @@ export interface GovernResult<M> {
   readonly elisions: ReadonlyArray<Elision>
   readonly event: ContextGoverned | undefined
   readonly diagnostics: ReadonlyArray<GovernorDiagnostic>
+  /** What to pass as the `analysis` option of the next request (`undefined` in `off`: nothing is analysed). */
+  readonly analysis: GovernorAnalysis<M> | undefined
+}
+
+/** The token estimates before and after the projection; the replaced messages are counted anew. */
+const estimate = <M>(history: ReadonlyArray<M>, replaced: ReadonlyMap<number, M>, settings: Settings<M>) => {
+  const before = conversationCost(history, {
+    counter: settings.counter,
+    format: settings.format,
+    cache: settings.cache
+  })
+  // Stubbed messages are new objects every request: counting them through the cache would only fill it.
+  const stubs = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
+  let removed = 0
+  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
+  return { before, after: before.total - removed + stubs.total, approximate: before.approximate || stubs.approximate }
+}
+
+/** The call ids elided now and not in the previous request. */
+const newlyElided = (elisions: ReadonlyArray<Elision>, previously: ReadonlySet<string>): Array<string> =>
+  elisions.filter((e) => !previously.has(e.callId)).map((e) => e.callId)
+
+/** The request to send: in `on`, the history with the replaced messages; otherwise the history itself. */
+const request = <M>(history: ReadonlyArray<M>, replaced: ReadonlyMap<number, M>, mode: GovernMode) => {
+  if (mode !== "on" || replaced.size === 0) return history
+  const out = history.slice()
+  for (const [index, message] of replaced) out[index] = message
+  return out
 }
 
 const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined): GovernResult<M> => {
@@ -209,18 +254,16 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
   // Not an array (a JavaScript caller's mistake): there is nothing to govern.
   const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
   if (settings.mode === "off") {
-    return { messages: list, elisions: [], event: undefined, diagnostics: settings.diagnostics }
+    return { messages: list, elisions: [], event: undefined, diagnostics: settings.diagnostics, analysis: undefined }
   }
-  const analysis = analyze(list, settings)
+  const state = analyze(list, settings, settings.previous)
+  const { analysis } = state
   const { applied, replaced } = project(list, analysis, settings.format)
   const elisions = elisionsOf(applied, settings)
-  const costOptions = { counter: settings.counter, format: settings.format, cache: settings.cache }
-  const before = conversationCost(list, costOptions)
-  const after = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
-  let removed = 0
-  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
-  const fresh: Array<string> = []
-  for (const e of elisions) if (!settings.previouslyElided.has(e.callId)) fresh.push(e.callId)
+  const tokens = estimate(list, replaced, settings)
+  const fresh = newlyElided(elisions, settings.previouslyElided)
+  // The usage summary counts what the model saw in full: in `on`, not the elided results.
+  const unseen = new Set(settings.mode === "on" ? elisions.map((e) => e.callId) : [])
   const event: ContextGoverned = {
     type: "context_governed",
     mode: settings.mode,
@@ -229,23 +272,20 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
     messages: list.length,
     segments: segmentCount(analysis),
     elided: countsOf(elisions),
-    tokensBefore: before.total,
-    tokensAfter: before.total - removed + after.total,
-    approximate: before.approximate || after.approximate,
+    tokensBefore: tokens.before.total,
+    tokensAfter: tokens.after,
+    approximate: tokens.approximate,
     newlyElided: fresh.slice(0, MAX_EVENT_CALL_IDS),
     newlyElidedMore: Math.max(0, fresh.length - MAX_EVENT_CALL_IDS),
-    ...(settings.usage
-      ? { usage: summarizeUsage(analysis, new Set(settings.mode === "on" ? elisions.map((e) => e.callId) : [])) }
-      : {})
+    ...(settings.usage ? { usage: summarizeUsage(analysis, unseen) } : {})
   }
-  let messages: ReadonlyArray<M> = list
-  if (settings.mode === "on" && replaced.size > 0) {
-    const out = list.slice()
-    for (const [index, message] of replaced) out[index] = message
-    messages = out
+  return {
+    messages: request(list, replaced, settings.mode),
+    elisions,
+    event,
+    diagnostics: [...settings.diagnostics, ...tokens.before.diagnostics],
+    analysis: keep(state)
   }
-  const diagnostics: Array<GovernorDiagnostic> = [...settings.diagnostics, ...before.diagnostics]
-  return { messages, elisions, event, diagnostics }
 }
 
 /**

@@ -143,7 +143,7 @@ export type UsageSummary = typeof UsageSummary.Type
 const summary = <M>(history: ReadonlyArray<M>, options?: GovernOptions<M>): UsageSummary => {
   const settings = settingsOf(options)
   const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
-  const analysis = analyze(list, settings)
+  const { analysis } = analyze(list, settings, settings.previous)
   const elided = settings.mode === "on"
     ? new Set(analysis.decisions.map((d) => d.fact.callId))
     : new Set<string>()
