@@ -22,29 +22,13 @@ import { UsageSummary } from "./UsageSummary.ts"
 /**
  * How much a segment matters to the request: `pinned` (never dropped), `high`, `normal`, `low` (first to go).
  *
- * @example
- * ```ts
- * import { Criticality } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * Schema.is(Criticality)("pinned") // true
- * ```
- *
  * @category schemas
  * @since 0.1.0
  */
 export const Criticality = Schema.Literals(["pinned", "high", "normal", "low"])
 
 /**
- * The type of {@link Criticality} values, as decoded.
- *
- * @example
- * ```ts
- * import { Criticality } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isCriticality = (value: unknown): value is Criticality => Schema.is(Criticality)(value)
- * ```
+ * The type of {@link Criticality} values.
  *
  * @category models
  * @since 0.1.0
@@ -73,10 +57,11 @@ export type Criticality = typeof Criticality.Type
  *
  * @example
  * ```ts
- * import { CriticalityReason } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
+ * import { contextReport } from "@ctxkit/governor"
  *
- * Schema.is(CriticalityReason)("last_turn") // true
+ * const report = contextReport([{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }], { mode: "shadow" })
+ * // Why each segment is kept or would go first.
+ * report.mode !== "off" && report.segments.map((s) => s.reason) // ["system_prompt", "user_message"]
  * ```
  *
  * @category schemas
@@ -100,15 +85,7 @@ export const CriticalityReason = Schema.Literals([
 ])
 
 /**
- * The type of {@link CriticalityReason} values, as decoded.
- *
- * @example
- * ```ts
- * import { CriticalityReason } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isCriticalityReason = (value: unknown): value is CriticalityReason => Schema.is(CriticalityReason)(value)
- * ```
+ * The type of {@link CriticalityReason} values.
  *
  * @category models
  * @since 0.1.0
@@ -118,14 +95,6 @@ export type CriticalityReason = typeof CriticalityReason.Type
 /**
  * What a segment is: a system prompt, an instructions block, another system block (`context_block`), a
  * checkpoint, the invariants block, a user message, an assistant message or one tool result.
- *
- * @example
- * ```ts
- * import { SegmentType } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * Schema.is(SegmentType)("tool_result") // true
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -142,15 +111,7 @@ export const SegmentType = Schema.Literals([
 ])
 
 /**
- * The type of {@link SegmentType} values, as decoded.
- *
- * @example
- * ```ts
- * import { SegmentType } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isSegmentType = (value: unknown): value is SegmentType => Schema.is(SegmentType)(value)
- * ```
+ * The type of {@link SegmentType} values.
  *
  * @category models
  * @since 0.1.0
@@ -165,18 +126,11 @@ export type SegmentType = typeof SegmentType.Type
  *
  * @example
  * ```ts
- * import type { ReportSegment } from "@ctxkit/governor"
+ * import { contextReport, type ReportSegment } from "@ctxkit/governor"
  *
- * const segment: ReportSegment = {
- *   index: 4,
- *   callId: "r1",
- *   type: "tool_result",
- *   origin: "src/a.ts",
- *   tokens: 812,
- *   criticality: "low",
- *   reason: "would_be_elided",
- *   elided: "superseded_read"
- * }
+ * const report = contextReport([{ role: "user", content: "hi" }], { mode: "on" })
+ * const line = (s: ReportSegment) => `#${s.index} ${s.type} ${s.origin}: ${s.tokens} tokens, ${s.criticality} (${s.reason})`
+ * report.mode !== "off" && report.segments.map(line) // ["#0 user user: 5 tokens, high (user_message)"]
  * ```
  *
  * @category schemas
@@ -195,15 +149,7 @@ export const ReportSegment = Schema.Struct({
 })
 
 /**
- * The type of {@link ReportSegment} values, as decoded.
- *
- * @example
- * ```ts
- * import { ReportSegment } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isReportSegment = (value: unknown): value is ReportSegment => Schema.is(ReportSegment)(value)
- * ```
+ * The type of {@link ReportSegment} values.
  *
  * @category models
  * @since 0.1.0
@@ -213,15 +159,6 @@ export type ReportSegment = typeof ReportSegment.Type
 /**
  * One elision as the report shows it: no stub text, but the reason, the call ids, where it is, its origin and
  * the tokens saved.
- *
- * @example
- * ```ts
- * import type { ReportElision } from "@ctxkit/governor"
- *
- * const elision: ReportElision = {
- *   callId: "r1", supersededBy: "e1", reason: "superseded_read", index: 4, tool: "read_file", origin: "src/a.ts", tokensSaved: 800
- * }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -237,15 +174,7 @@ export const ReportElision = Schema.Struct({
 })
 
 /**
- * The type of {@link ReportElision} values, as decoded.
- *
- * @example
- * ```ts
- * import { ReportElision } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isReportElision = (value: unknown): value is ReportElision => Schema.is(ReportElision)(value)
- * ```
+ * The type of {@link ReportElision} values.
  *
  * @category models
  * @since 0.1.0
@@ -254,13 +183,6 @@ export type ReportElision = typeof ReportElision.Type
 
 /**
  * How many invariants the request carries, in total and by kind — counts only, never their text.
- *
- * @example
- * ```ts
- * import type { InvariantCounts } from "@ctxkit/governor"
- *
- * const counts: InvariantCounts = { total: 4, instruction: 2, goal: 1, plan: 1, criterion: 0, grant: 0 }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -275,15 +197,7 @@ export const InvariantCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link InvariantCounts} values, as decoded.
- *
- * @example
- * ```ts
- * import { InvariantCounts } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isInvariantCounts = (value: unknown): value is InvariantCounts => Schema.is(InvariantCounts)(value)
- * ```
+ * The type of {@link InvariantCounts} values.
  *
  * @category models
  * @since 0.1.0
@@ -292,13 +206,6 @@ export type InvariantCounts = typeof InvariantCounts.Type
 
 /**
  * Segment counts by criticality, over every segment (kept in the report or left out).
- *
- * @example
- * ```ts
- * import type { CriticalityCounts } from "@ctxkit/governor"
- *
- * const counts: CriticalityCounts = { pinned: 2, high: 10, normal: 300, low: 12 }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -311,15 +218,7 @@ export const CriticalityCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link CriticalityCounts} values, as decoded.
- *
- * @example
- * ```ts
- * import { CriticalityCounts } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isCriticalityCounts = (value: unknown): value is CriticalityCounts => Schema.is(CriticalityCounts)(value)
- * ```
+ * The type of {@link CriticalityCounts} values.
  *
  * @category models
  * @since 0.1.0
@@ -328,13 +227,6 @@ export type CriticalityCounts = typeof CriticalityCounts.Type
 
 /**
  * The report when the governor is off: it only says so; nothing is measured.
- *
- * @example
- * ```ts
- * import { contextReport } from "@ctxkit/governor"
- *
- * contextReport([], { mode: "off" }) // { mode: "off", note: "The context governor is off: nothing is measured." }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -345,15 +237,7 @@ export const GovernorOffReport = Schema.Struct({
 })
 
 /**
- * The type of {@link GovernorOffReport} values, as decoded.
- *
- * @example
- * ```ts
- * import { GovernorOffReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isGovernorOffReport = (value: unknown): value is GovernorOffReport => Schema.is(GovernorOffReport)(value)
- * ```
+ * The type of {@link GovernorOffReport} values.
  *
  * @category models
  * @since 0.1.0
@@ -365,14 +249,6 @@ export type GovernorOffReport = typeof GovernorOffReport.Type
  * kept segments (at most 400: pinned, low and elided ones first, the rest from the newest) and how many were
  * left out, the elisions, segment counts by criticality, the invariants the request carries (`compacted` says
  * whether the history holds a checkpoint), the usage summary, and any diagnostics.
- *
- * @example
- * ```ts
- * import { contextReport, GovernedReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * Schema.is(GovernedReport)(contextReport([{ role: "user", content: "hi" }], { mode: "shadow" })) // true
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -401,15 +277,7 @@ export const GovernedReport = Schema.Struct({
 })
 
 /**
- * The type of {@link GovernedReport} values, as decoded.
- *
- * @example
- * ```ts
- * import { GovernedReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isGovernedReport = (value: unknown): value is GovernedReport => Schema.is(GovernedReport)(value)
- * ```
+ * The type of {@link GovernedReport} values.
  *
  * @category models
  * @since 0.1.0
@@ -424,7 +292,10 @@ export type GovernedReport = typeof GovernedReport.Type
  * import { ContextReport, contextReport } from "@ctxkit/governor"
  * import * as Schema from "effect/Schema"
  *
- * Schema.is(ContextReport)(contextReport([], { mode: "on" })) // true
+ * // A report saved as JSON by one process and read back, checked, by another.
+ * const saved = JSON.stringify(contextReport([{ role: "user", content: "hi" }], { mode: "shadow" }))
+ * const report = Schema.decodeUnknownSync(ContextReport)(JSON.parse(saved))
+ * report.mode // "shadow"
  * ```
  *
  * @category schemas
@@ -433,15 +304,7 @@ export type GovernedReport = typeof GovernedReport.Type
 export const ContextReport = Schema.Union([GovernorOffReport, GovernedReport])
 
 /**
- * The type of {@link ContextReport} values, as decoded.
- *
- * @example
- * ```ts
- * import { ContextReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isContextReport = (value: unknown): value is ContextReport => Schema.is(ContextReport)(value)
- * ```
+ * The type of {@link ContextReport} values.
  *
  * @category models
  * @since 0.1.0
@@ -450,13 +313,6 @@ export type ContextReport = typeof ContextReport.Type
 
 /**
  * The most segments a report lists.
- *
- * @example
- * ```ts
- * import { MAX_REPORT_SEGMENTS } from "@ctxkit/governor"
- *
- * MAX_REPORT_SEGMENTS // 400
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -470,9 +326,12 @@ export const MAX_REPORT_SEGMENTS = 400
  *
  * @example
  * ```ts
- * import type { ReportOptions } from "@ctxkit/governor"
+ * import { contextReport, type ReportOptions } from "@ctxkit/governor"
  *
+ * // What the invariants step put in the request, and the clearing step's horizon.
  * const options: ReportOptions<unknown> = { mode: "shadow", invariants: { instruction: 2, goal: 1 }, keepToolResults: 6 }
+ * const report = contextReport([{ role: "user", content: "hi" }], options)
+ * report.mode !== "off" && report.invariants.total // 3
  * ```
  *
  * @category models

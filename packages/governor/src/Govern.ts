@@ -25,10 +25,13 @@ import type { ToolKinds } from "./ToolKinds.ts"
  *
  * @example
  * ```ts
- * import { GovernMode } from "@ctxkit/governor"
+ * import { govern, GovernMode } from "@ctxkit/governor"
  * import * as Schema from "effect/Schema"
  *
- * Schema.is(GovernMode)("shadow") // true
+ * // A mode read from a configuration file: checked before use.
+ * const configured: unknown = "shadow"
+ * const mode = Schema.decodeUnknownSync(GovernMode)(configured)
+ * govern([{ role: "user", content: "hi" }], { mode }).event?.mode // "shadow"
  * ```
  *
  * @category schemas
@@ -37,15 +40,7 @@ import type { ToolKinds } from "./ToolKinds.ts"
 export const GovernMode = Schema.Literals(["off", "shadow", "on"])
 
 /**
- * The type of {@link GovernMode} values, as decoded.
- *
- * @example
- * ```ts
- * import { GovernMode } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isGovernMode = (value: unknown): value is GovernMode => Schema.is(GovernMode)(value)
- * ```
+ * The type of {@link GovernMode} values.
  *
  * @category models
  * @since 0.1.0
@@ -59,17 +54,21 @@ export type GovernMode = typeof GovernMode.Type
  *
  * @example
  * ```ts
- * import type { Elision } from "@ctxkit/governor"
+ * import { govern } from "@ctxkit/governor"
  *
- * const elision: Elision = {
- *   reason: "superseded_read",
- *   callId: "r1",
- *   supersededBy: "e1",
- *   stub: "[elided: read_file \"a.ts\"@unknown; re-read to view]",
- *   tokensSaved: 812,
- *   index: 2,
- *   tool: "read_file"
- * }
+ * const history = [
+ *   { role: "user", content: "Rename x to y in src/a.ts" },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "r1", name: "read_file", arguments: "{\"path\":\"src/a.ts\"}" }] },
+ *   { role: "tool", toolCallId: "r1", content: "export const x = 1\n".repeat(20) },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "e1", name: "edit_file", arguments: "{\"path\":\"src/a.ts\"}" }] },
+ *   { role: "tool", toolCallId: "e1", content: "ok" },
+ *   { role: "assistant", content: "Done." },
+ *   { role: "user", content: "Thanks" }
+ * ]
+ * const [elision] = govern(history, { mode: "on", epochMessages: 0 }).elisions
+ * elision?.callId // "r1": its result is now a stub
+ * elision?.supersededBy // "e1": the edit that made it stale
+ * elision && elision.tokensSaved > 0 // true
  * ```
  *
  * @category schemas
@@ -92,15 +91,7 @@ export const Elision = Schema.Struct({
 })
 
 /**
- * The type of {@link Elision} values, as decoded.
- *
- * @example
- * ```ts
- * import { Elision } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElision = (value: unknown): value is Elision => Schema.is(Elision)(value)
- * ```
+ * The type of {@link Elision} values.
  *
  * @category models
  * @since 0.1.0
@@ -130,9 +121,11 @@ export type Elision = typeof Elision.Type
  *
  * @example
  * ```ts
- * import { claudeCodeToolKinds, type GovernOptions } from "@ctxkit/governor"
+ * import { claudeCodeToolKinds, govern, type GovernOptions } from "@ctxkit/governor"
  *
- * const options: GovernOptions<unknown> = { mode: "on", minAgeTurns: 2, epochMessages: 32, toolKinds: claudeCodeToolKinds }
+ * // A Claude Code harness measuring first: shadow mode, events with the usage summary.
+ * const options: GovernOptions<unknown> = { mode: "shadow", toolKinds: claudeCodeToolKinds, usage: true }
+ * govern([{ role: "user", content: "hi" }], options).event?.usage?.heuristic // true
  * ```
  *
  * @category models
@@ -179,7 +172,7 @@ export interface GovernorAnalysis<M> {
   /** How many messages of the history it covers. */
   readonly messages: number
   /** The message type it was made for (never set: a type marker). */
-  readonly _M?: (message: M) => void
+  readonly _M?: ReadonlyArray<M>
 }
 
 /**
@@ -188,9 +181,10 @@ export interface GovernorAnalysis<M> {
  *
  * @example
  * ```ts
- * import type { GovernorDiagnostic } from "@ctxkit/governor"
+ * import { govern } from "@ctxkit/governor"
  *
- * const diagnostics: ReadonlyArray<GovernorDiagnostic> = []
+ * // A bad setting is replaced and said so, never used silently.
+ * govern([], { mode: "on", minAgeTurns: 0 }).diagnostics.map((d) => d._tag) // ["GovernorSettingAdjusted"]
  * ```
  *
  * @category diagnostics

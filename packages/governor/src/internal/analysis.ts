@@ -83,8 +83,8 @@ interface LedgerSettings<M> {
 
 /**
  * The records of steps 1 and 2, appended to message by message. Its arrays only ever grow; an {@link Analysis}
- * is a view of the first `length` messages. Only the analysis at the tip (the longest one) may append: any other
- * starts a new ledger, so no analysis a caller holds ever changes.
+ * is a view of the first `length` messages. A ledger is only appended to with the messages of a history that
+ * agrees with all it read, so the records any analysis sees never change.
  */
 interface Ledger<M> extends LedgerSettings<M> {
   /** The messages read so far (by identity: a grown history must start with exactly these objects). */
@@ -271,7 +271,6 @@ const decideWindow = <M>(ledger: Ledger<M>, windowEnd: number, minAgeTurns: numb
 
 /** Whether `history` starts with exactly the messages `ledger` read first (the same objects, in order). */
 const startsWith = <M>(history: ReadonlyArray<M>, ledger: Ledger<M>, length: number): boolean => {
-  if (history.length < length) return false
   for (let i = 0; i < length; i++) if (history[i] !== ledger.history[i]) return false
   return true
 }
@@ -299,10 +298,10 @@ export const analyze = <M>(
     const old = previous.ledger
     const sameReading = old.format === settings.format && old.toolKinds === settings.toolKinds &&
       old.hashReads === settings.hashReads
-    if (sameReading && startsWith(history, old, previous.length)) {
-      const grows = history.length > previous.length
-      // Appending to a ledger that a longer analysis already extended would change what that one sees.
-      if (!grows || old.history.length === previous.length) ledger = old
+    // The ledger serves any history that agrees with every message it read (up to the shorter of the two): its
+    // records of a prefix never change. A history that differs anywhere there gets a ledger of its own.
+    if (sameReading && startsWith(history, old, Math.min(old.history.length, history.length))) {
+      ledger = old
       if (previous.analysis.windowEnd === windowEnd && previous.minAgeTurns === settings.minAgeTurns) {
         decisions = previous.analysis.decisions
       }
