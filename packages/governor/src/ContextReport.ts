@@ -435,7 +435,8 @@ const messageType = <M>(facts: MessageFacts, message: M, settings: Settings<M>):
       return { type: source === "instructions" ? "instructions" : "context_block", origin: source }
     }
     case "user":
-      return { type: facts.summary ? "checkpoint" : facts.invariants ? "invariants" : "user", origin: "user" }
+      if (facts.summary) return { type: "checkpoint", origin: "user" }
+      return { type: facts.invariants ? "invariants" : "user", origin: "user" }
     case "assistant":
       return { type: "assistant", origin: "assistant" }
     default:
