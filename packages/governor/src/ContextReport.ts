@@ -6,14 +6,13 @@
  *
  * @since 0.1.0
  */
-import { conversationCost } from "@ctxkit/budget"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { ElisionReason } from "./ElisionStub.ts"
 import type { Elision, GovernOptions } from "./Govern.ts"
 import { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
 import { type Analysis, analyze, type MessageFacts, type ResultFact } from "./internal/analysis.ts"
-import { elisionsOf, project } from "./internal/projection.ts"
+import { elisionsOf, estimate, project } from "./internal/projection.ts"
 import { type Settings, settingsOf } from "./internal/settings.ts"
 import { safeCount } from "./internal/text.ts"
 import { summarizeUsage } from "./internal/usage.ts"
@@ -499,16 +498,8 @@ const build = <M>(
   const horizon = horizonOf(options.keepToolResults, diagnostics)
   const { applied, replaced } = project(history, analysis, settings.format)
   const elisions = elisionsOf(applied, settings)
-  const before = conversationCost(history, {
-    counter: settings.counter,
-    format: settings.format,
-    cache: settings.cache
-  })
-  const after = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
+  const { after: tokensAfter, approximate, before } = estimate(history, replaced, settings)
   for (const d of before.diagnostics) diagnostics.push(d.message)
-  let removed = 0
-  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
-  const tokensAfter = before.total - removed + after.total
 
   const elisionOf = new Map<ResultFact, Elision>()
   applied.forEach((d, k) => {
@@ -585,7 +576,7 @@ const build = <M>(
       before: before.total,
       after: tokensAfter,
       saved: before.total - tokensAfter,
-      approximate: before.approximate || after.approximate,
+      approximate,
       counter: before.counter
     },
     elisions: applied.map((d, k) => ({

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type BudgetDiagnostic, conversationCost, type CostCache, type TokenCounter } from "@ctxkit/budget"
+import type { BudgetDiagnostic, CostCache, TokenCounter } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
@@ -13,8 +13,8 @@ import { type ContextGoverned, MAX_EVENT_CALL_IDS } from "./ContextGoverned.ts"
 import { ElisionReason } from "./ElisionStub.ts"
 import type { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
 import { analyze, keep } from "./internal/analysis.ts"
-import { countsOf, elisionsOf, project, segmentCount } from "./internal/projection.ts"
-import { type Settings, settingsOf } from "./internal/settings.ts"
+import { countsOf, elisionsOf, estimate, project, segmentCount } from "./internal/projection.ts"
+import { settingsOf } from "./internal/settings.ts"
 import { summarizeUsage } from "./internal/usage.ts"
 import type { ToolKinds } from "./ToolKinds.ts"
 
@@ -215,20 +215,6 @@ export interface GovernResult<M> {
   readonly diagnostics: ReadonlyArray<GovernorDiagnostic>
   /** What to pass as the `analysis` option of the next request (`undefined` in `off`: nothing is analysed). */
   readonly analysis: GovernorAnalysis<M> | undefined
-}
-
-/** The token estimates before and after the projection; the replaced messages are counted anew. */
-const estimate = <M>(history: ReadonlyArray<M>, replaced: ReadonlyMap<number, M>, settings: Settings<M>) => {
-  const before = conversationCost(history, {
-    counter: settings.counter,
-    format: settings.format,
-    cache: settings.cache
-  })
-  // Stubbed messages are new objects every request: counting them through the cache would only fill it.
-  const stubs = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
-  let removed = 0
-  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
-  return { before, after: before.total - removed + stubs.total, approximate: before.approximate || stubs.approximate }
 }
 
 /** The call ids elided now and not in the previous request. */
