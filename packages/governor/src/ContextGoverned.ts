@@ -21,7 +21,7 @@ export const ElidedCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedCounts} values.
+ * The type of `ElidedCounts` values.
  *
  * @category models
  * @since 0.1.0

@@ -27,7 +27,7 @@ import { UsageSummary } from "./UsageSummary.ts"
 export const Criticality = Schema.Literals(["pinned", "high", "normal", "low"])
 
 /**
- * The type of {@link Criticality} values.
+ * The type of `Criticality` values.
  *
  * @category models
  * @since 0.1.0
@@ -110,7 +110,7 @@ export const SegmentType = Schema.Literals([
 ])
 
 /**
- * The type of {@link SegmentType} values.
+ * The type of `SegmentType` values.
  *
  * @category models
  * @since 0.1.0
@@ -173,7 +173,7 @@ export const ReportElision = Schema.Struct({
 })
 
 /**
- * The type of {@link ReportElision} values.
+ * The type of `ReportElision` values.
  *
  * @category models
  * @since 0.1.0
@@ -196,7 +196,7 @@ export const InvariantCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link InvariantCounts} values.
+ * The type of `InvariantCounts` values.
  *
  * @category models
  * @since 0.1.0
@@ -217,7 +217,7 @@ export const CriticalityCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link CriticalityCounts} values.
+ * The type of `CriticalityCounts` values.
  *
  * @category models
  * @since 0.1.0
@@ -236,7 +236,7 @@ export const GovernorOffReport = Schema.Struct({
 })
 
 /**
- * The type of {@link GovernorOffReport} values.
+ * The type of `GovernorOffReport` values.
  *
  * @category models
  * @since 0.1.0
@@ -276,7 +276,7 @@ export const GovernedReport = Schema.Struct({
 })
 
 /**
- * The type of {@link GovernedReport} values.
+ * The type of `GovernedReport` values.
  *
  * @category models
  * @since 0.1.0
@@ -284,7 +284,7 @@ export const GovernedReport = Schema.Struct({
 export type GovernedReport = typeof GovernedReport.Type
 
 /**
- * The context report: {@link GovernorOffReport} when the governor is off, {@link GovernedReport} otherwise.
+ * The context report: `GovernorOffReport` when the governor is off, `GovernedReport` otherwise.
  *
  * @example
  * ```ts

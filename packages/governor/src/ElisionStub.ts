@@ -61,7 +61,7 @@ export const ElidedRead = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedRead} values.
+ * The type of `ElidedRead` values.
  *
  * @category models
  * @since 0.1.0
@@ -81,7 +81,7 @@ export const ElidedBgOutput = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedBgOutput} values.
+ * The type of `ElidedBgOutput` values.
  *
  * @category models
  * @since 0.1.0
@@ -100,7 +100,7 @@ export const ElidedSearch = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedSearch} values.
+ * The type of `ElidedSearch` values.
  *
  * @category models
  * @since 0.1.0

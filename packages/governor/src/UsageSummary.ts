@@ -27,7 +27,7 @@ export const ToolUsage = Schema.Struct({
 })
 
 /**
- * The type of {@link ToolUsage} values.
+ * The type of `ToolUsage` values.
  *
  * @category models
  * @since 0.1.0
@@ -46,7 +46,7 @@ export const UnattributableUsage = Schema.Struct({
 })
 
 /**
- * The type of {@link UnattributableUsage} values.
+ * The type of `UnattributableUsage` values.
  *
  * @category models
  * @since 0.1.0

@@ -141,7 +141,7 @@ export interface AssembledInstructions {
   readonly files: ReadonlyArray<AssembledFile>
   /** Bytes of farther files left out. */
   readonly omittedBytes: number
-  /** The cap applied (after clamping into {@link MAX_BYTES_RANGE}). */
+  /** The cap applied (after clamping into `MAX_BYTES_RANGE`). */
   readonly maxBytes: number
 }
 
@@ -149,10 +149,10 @@ const clampMaxBytes = (maxBytes: number): number => clampBytes(maxBytes, MAX_BYT
 
 /**
  * Assembles instruction files (farthest first: global, workspace root, …, working directory) into one text under
- * {@link INSTRUCTIONS_HEADER}, each under a `## label` line, capped at `maxBytes` of file text.
+ * `INSTRUCTIONS_HEADER`, each under a `## label` line, capped at `maxBytes` of file text.
  *
  * The closest files are kept whole; the first that does not fit keeps its tail and is labelled
- * `(beginning truncated)`; farther files are dropped, and a {@link truncationNotice} line says how many bytes were
+ * `(beginning truncated)`; farther files are dropped, and a `truncationNotice` line says how many bytes were
  * omitted. `maxBytes` is clamped into 1,024–1,048,576. Pure.
  *
  * @example

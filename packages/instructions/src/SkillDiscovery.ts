@@ -280,7 +280,7 @@ const readSkill = Effect.fnUntraced(function*(directory: string) {
 })
 
 /**
- * Discovers skills: walks each root of {@link skillRoots} in order (at most `maxDepth` levels below each root and
+ * Discovers skills: walks each root of `skillRoots` in order (at most `maxDepth` levels below each root and
  * `maxDirectories` directories for all roots together, with one `directory-limit` diagnostic when it stops; hidden directories and `node_modules` skipped; no descent into a skill; directories
  * de-duplicated by real path), validates each `SKILL.md`, keeps the first skill of each name and reports later
  * ones as shadowed. Disabled winners stay winners (`enabled: false`): their shadowed copies are not promoted.

@@ -124,7 +124,7 @@ export const splitFrontmatter = (
 
 /**
  * Validates the text of a `SKILL.md` and reports every problem in one pass: frontmatter present and a YAML
- * mapping (parsed with the `yaml` package), name rules ({@link validateSkillName}), description required and at
+ * mapping (parsed with the `yaml` package), name rules (`validateSkillName`), description required and at
  * most 1,024 characters, file at most 64,000 bytes, and — a warning only — a directory name that differs from the
  * skill name. Pure.
  *

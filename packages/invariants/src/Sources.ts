@@ -28,7 +28,7 @@ export const APPROVED_PLAN_STATUSES: ReadonlyArray<string> = ["approved", "imple
 
 /**
  * The session's goal and its status. It goes into the block, whole and never cut, only while its status is
- * one of {@link LIVE_GOAL_STATUSES}.
+ * one of `LIVE_GOAL_STATUSES`.
  *
  * @category schemas
  * @since 0.1.0
@@ -41,7 +41,7 @@ export const InvariantGoal = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantGoal} schema.
+ * The type of a value of the `InvariantGoal` schema.
  *
  * @category models
  * @since 0.1.0
@@ -51,7 +51,7 @@ export type InvariantGoal = typeof InvariantGoal.Type
 /**
  * A plan the user approved: its title, revision number and content hash (only the first 8 characters of
  * the hash go into the block). With a `status`, the plan goes in only when it is one of
- * {@link APPROVED_PLAN_STATUSES}.
+ * `APPROVED_PLAN_STATUSES`.
  *
  * @category schemas
  * @since 0.1.0
@@ -68,7 +68,7 @@ export const InvariantPlan = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantPlan} schema.
+ * The type of a value of the `InvariantPlan` schema.
  *
  * @category models
  * @since 0.1.0
@@ -93,7 +93,7 @@ export const InvariantCriterion = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantCriterion} schema.
+ * The type of a value of the `InvariantCriterion` schema.
  *
  * @category models
  * @since 0.1.0
@@ -117,7 +117,7 @@ export const InvariantGrants = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantGrants} schema.
+ * The type of a value of the `InvariantGrants` schema.
  *
  * @category models
  * @since 0.1.0
