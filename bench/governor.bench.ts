@@ -5,8 +5,11 @@
  *   call's arguments — the least any governor working on the caller's own format must do;
  * - `conversationCost`: counting every message once with the approximate counter (the governor's token
  *   estimates need it).
- * And the incremental case: one new request on a long history (the history plus one message), with and without a
- * `CostCache` warmed by the previous request.
+ * And the incremental case: one new request on a long history (the history plus one turn: an assistant call and
+ * its result), from scratch, with a `CostCache` warmed by the previous request, and with that cache plus the
+ * previous request's analysis (`analysis: previous.analysis`, so only the new messages are read). The analysis
+ * case is timed over repeated calls from the same previous analysis: the first call reads the two new messages,
+ * the later ones find them already read, so its figure is the per-request floor plus at most two messages.
  *
  * The generated conversations (`conversations.ts`) use Claude Code's tools with random paths; here file paths are
  * drawn from 40 files and search patterns from 50, so that reads are re-read, edited and superseded as in real
@@ -109,21 +112,29 @@ export const run = (h: Harness): void => {
   const incremental: Array<string> = []
   for (const size of SIZES.slice(1)) {
     const grown = histories.get(size) ?? []
-    const previous = grown.slice(0, -1)
+    // The previous request was the history minus its last turn (a call and its result).
+    const previous = grown.slice(0, -2)
     const cache = makeCostCache()
-    govern(previous, { ...options("on"), cache })
+    const before = govern(previous, { ...options("on"), cache })
+    const fromScratch = govern(grown, options("on"))
+    const extended = govern(grown, { ...options("on"), cache, analysis: before.analysis })
+    if (extended.elisions.length !== fromScratch.elisions.length || extended.messages.length !== grown.length) {
+      throw new Error("the extended analysis disagrees with the analysis from scratch")
+    }
     const cases: Array<Case> = [
       { name: INCREMENTAL_FLOOR, fn: () => floorLensParse(grown) },
       { name: "new request: govern(on)", fn: () => govern(grown, options("on")).messages.length },
       {
         name: "new request: govern(on), warm CostCache",
         fn: () => govern(grown, { ...options("on"), cache }).messages.length
+      },
+      {
+        name: "new request: govern(on), warm CostCache + previous analysis",
+        fn: () => govern(grown, { ...options("on"), cache, analysis: before.analysis }).messages.length
       }
     ]
     const results = h.compare({
-      title: `${name} incremental @ ${
-        formatSize(size)
-      }: one new message after a request (baseline: ${INCREMENTAL_FLOOR})`,
+      title: `${name} incremental @ ${formatSize(size)}: one new turn after a request (baseline: ${INCREMENTAL_FLOOR})`,
       size,
       baseline: INCREMENTAL_FLOOR,
       cases
@@ -131,6 +142,13 @@ export const run = (h: Harness): void => {
     for (const r of results) {
       if (r.name !== INCREMENTAL_FLOOR) {
         incremental.push(`${r.name} @ ${formatSize(size)}: ${formatRatio(r.ratioToBaseline)} the floor`)
+      }
+      if (r.name.endsWith("previous analysis")) {
+        incremental.push(
+          `previous analysis vs from scratch @ ${formatSize(size)}: ${
+            formatRatio(r.ratios["new request: govern(on)"])
+          } (with the same warm CostCache: ${formatRatio(r.ratios["new request: govern(on), warm CostCache"])})`
+        )
       }
     }
   }

@@ -10,13 +10,6 @@ import { UsageSummary } from "./UsageSummary.ts"
 /**
  * How many results were elided, in total and by reason.
  *
- * @example
- * ```ts
- * import type { ElidedCounts } from "@ctxkit/governor"
- *
- * const counts: ElidedCounts = { total: 3, superseded_read: 2, stale_bg_output: 1, duplicate_search: 0 }
- * ```
- *
  * @category schemas
  * @since 0.1.0
  */
@@ -28,15 +21,7 @@ export const ElidedCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedCounts} values, as decoded.
- *
- * @example
- * ```ts
- * import { ElidedCounts } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElidedCounts = (value: unknown): value is ElidedCounts => Schema.is(ElidedCounts)(value)
- * ```
+ * The type of `ElidedCounts` values.
  *
  * @category models
  * @since 0.1.0
@@ -46,13 +31,6 @@ export type ElidedCounts = typeof ElidedCounts.Type
 /**
  * At most this many call ids are listed in {@link ContextGoverned}'s `newlyElided`; the rest are counted in
  * `newlyElidedMore`.
- *
- * @example
- * ```ts
- * import { MAX_EVENT_CALL_IDS } from "@ctxkit/governor"
- *
- * MAX_EVENT_CALL_IDS // 32
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -104,15 +82,7 @@ export const ContextGoverned = Schema.Struct({
 })
 
 /**
- * The type of {@link ContextGoverned} values, as decoded.
- *
- * @example
- * ```ts
- * import { ContextGoverned } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isContextGoverned = (value: unknown): value is ContextGoverned => Schema.is(ContextGoverned)(value)
- * ```
+ * The type of {@link ContextGoverned} values.
  *
  * @category models
  * @since 0.1.0

@@ -6,14 +6,13 @@
  *
  * @since 0.1.0
  */
-import { conversationCost } from "@ctxkit/budget"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { ElisionReason } from "./ElisionStub.ts"
-import type { GovernOptions } from "./Govern.ts"
+import type { Elision, GovernOptions } from "./Govern.ts"
 import { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
-import { type Analysis, analyze, type ResultFact } from "./internal/analysis.ts"
-import { elisionsOf, project } from "./internal/projection.ts"
+import { type Analysis, analyze, type MessageFacts, type ResultFact } from "./internal/analysis.ts"
+import { elisionsOf, estimate, project } from "./internal/projection.ts"
 import { type Settings, settingsOf } from "./internal/settings.ts"
 import { safeCount } from "./internal/text.ts"
 import { summarizeUsage } from "./internal/usage.ts"
@@ -22,29 +21,13 @@ import { UsageSummary } from "./UsageSummary.ts"
 /**
  * How much a segment matters to the request: `pinned` (never dropped), `high`, `normal`, `low` (first to go).
  *
- * @example
- * ```ts
- * import { Criticality } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * Schema.is(Criticality)("pinned") // true
- * ```
- *
  * @category schemas
  * @since 0.1.0
  */
 export const Criticality = Schema.Literals(["pinned", "high", "normal", "low"])
 
 /**
- * The type of {@link Criticality} values, as decoded.
- *
- * @example
- * ```ts
- * import { Criticality } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isCriticality = (value: unknown): value is Criticality => Schema.is(Criticality)(value)
- * ```
+ * The type of `Criticality` values.
  *
  * @category models
  * @since 0.1.0
@@ -73,10 +56,11 @@ export type Criticality = typeof Criticality.Type
  *
  * @example
  * ```ts
- * import { CriticalityReason } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
+ * import { contextReport } from "@ctxkit/governor"
  *
- * Schema.is(CriticalityReason)("last_turn") // true
+ * const report = contextReport([{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }], { mode: "shadow" })
+ * // Why each segment is kept or would go first.
+ * report.mode !== "off" && report.segments.map((s) => s.reason) // ["system_prompt", "user_message"]
  * ```
  *
  * @category schemas
@@ -100,15 +84,7 @@ export const CriticalityReason = Schema.Literals([
 ])
 
 /**
- * The type of {@link CriticalityReason} values, as decoded.
- *
- * @example
- * ```ts
- * import { CriticalityReason } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isCriticalityReason = (value: unknown): value is CriticalityReason => Schema.is(CriticalityReason)(value)
- * ```
+ * The type of {@link CriticalityReason} values.
  *
  * @category models
  * @since 0.1.0
@@ -118,14 +94,6 @@ export type CriticalityReason = typeof CriticalityReason.Type
 /**
  * What a segment is: a system prompt, an instructions block, another system block (`context_block`), a
  * checkpoint, the invariants block, a user message, an assistant message or one tool result.
- *
- * @example
- * ```ts
- * import { SegmentType } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * Schema.is(SegmentType)("tool_result") // true
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -142,15 +110,7 @@ export const SegmentType = Schema.Literals([
 ])
 
 /**
- * The type of {@link SegmentType} values, as decoded.
- *
- * @example
- * ```ts
- * import { SegmentType } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isSegmentType = (value: unknown): value is SegmentType => Schema.is(SegmentType)(value)
- * ```
+ * The type of `SegmentType` values.
  *
  * @category models
  * @since 0.1.0
@@ -165,18 +125,11 @@ export type SegmentType = typeof SegmentType.Type
  *
  * @example
  * ```ts
- * import type { ReportSegment } from "@ctxkit/governor"
+ * import { contextReport, type ReportSegment } from "@ctxkit/governor"
  *
- * const segment: ReportSegment = {
- *   index: 4,
- *   callId: "r1",
- *   type: "tool_result",
- *   origin: "src/a.ts",
- *   tokens: 812,
- *   criticality: "low",
- *   reason: "would_be_elided",
- *   elided: "superseded_read"
- * }
+ * const report = contextReport([{ role: "user", content: "hi" }], { mode: "on" })
+ * const line = (s: ReportSegment) => `#${s.index} ${s.type} ${s.origin}: ${s.tokens} tokens, ${s.criticality} (${s.reason})`
+ * report.mode !== "off" && report.segments.map(line) // ["#0 user user: 5 tokens, high (user_message)"]
  * ```
  *
  * @category schemas
@@ -195,15 +148,7 @@ export const ReportSegment = Schema.Struct({
 })
 
 /**
- * The type of {@link ReportSegment} values, as decoded.
- *
- * @example
- * ```ts
- * import { ReportSegment } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isReportSegment = (value: unknown): value is ReportSegment => Schema.is(ReportSegment)(value)
- * ```
+ * The type of {@link ReportSegment} values.
  *
  * @category models
  * @since 0.1.0
@@ -213,15 +158,6 @@ export type ReportSegment = typeof ReportSegment.Type
 /**
  * One elision as the report shows it: no stub text, but the reason, the call ids, where it is, its origin and
  * the tokens saved.
- *
- * @example
- * ```ts
- * import type { ReportElision } from "@ctxkit/governor"
- *
- * const elision: ReportElision = {
- *   callId: "r1", supersededBy: "e1", reason: "superseded_read", index: 4, tool: "read_file", origin: "src/a.ts", tokensSaved: 800
- * }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -237,15 +173,7 @@ export const ReportElision = Schema.Struct({
 })
 
 /**
- * The type of {@link ReportElision} values, as decoded.
- *
- * @example
- * ```ts
- * import { ReportElision } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isReportElision = (value: unknown): value is ReportElision => Schema.is(ReportElision)(value)
- * ```
+ * The type of `ReportElision` values.
  *
  * @category models
  * @since 0.1.0
@@ -254,13 +182,6 @@ export type ReportElision = typeof ReportElision.Type
 
 /**
  * How many invariants the request carries, in total and by kind — counts only, never their text.
- *
- * @example
- * ```ts
- * import type { InvariantCounts } from "@ctxkit/governor"
- *
- * const counts: InvariantCounts = { total: 4, instruction: 2, goal: 1, plan: 1, criterion: 0, grant: 0 }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -275,15 +196,7 @@ export const InvariantCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link InvariantCounts} values, as decoded.
- *
- * @example
- * ```ts
- * import { InvariantCounts } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isInvariantCounts = (value: unknown): value is InvariantCounts => Schema.is(InvariantCounts)(value)
- * ```
+ * The type of `InvariantCounts` values.
  *
  * @category models
  * @since 0.1.0
@@ -292,13 +205,6 @@ export type InvariantCounts = typeof InvariantCounts.Type
 
 /**
  * Segment counts by criticality, over every segment (kept in the report or left out).
- *
- * @example
- * ```ts
- * import type { CriticalityCounts } from "@ctxkit/governor"
- *
- * const counts: CriticalityCounts = { pinned: 2, high: 10, normal: 300, low: 12 }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -311,15 +217,7 @@ export const CriticalityCounts = Schema.Struct({
 })
 
 /**
- * The type of {@link CriticalityCounts} values, as decoded.
- *
- * @example
- * ```ts
- * import { CriticalityCounts } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isCriticalityCounts = (value: unknown): value is CriticalityCounts => Schema.is(CriticalityCounts)(value)
- * ```
+ * The type of `CriticalityCounts` values.
  *
  * @category models
  * @since 0.1.0
@@ -328,13 +226,6 @@ export type CriticalityCounts = typeof CriticalityCounts.Type
 
 /**
  * The report when the governor is off: it only says so; nothing is measured.
- *
- * @example
- * ```ts
- * import { contextReport } from "@ctxkit/governor"
- *
- * contextReport([], { mode: "off" }) // { mode: "off", note: "The context governor is off: nothing is measured." }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -345,15 +236,7 @@ export const GovernorOffReport = Schema.Struct({
 })
 
 /**
- * The type of {@link GovernorOffReport} values, as decoded.
- *
- * @example
- * ```ts
- * import { GovernorOffReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isGovernorOffReport = (value: unknown): value is GovernorOffReport => Schema.is(GovernorOffReport)(value)
- * ```
+ * The type of `GovernorOffReport` values.
  *
  * @category models
  * @since 0.1.0
@@ -365,14 +248,6 @@ export type GovernorOffReport = typeof GovernorOffReport.Type
  * kept segments (at most 400: pinned, low and elided ones first, the rest from the newest) and how many were
  * left out, the elisions, segment counts by criticality, the invariants the request carries (`compacted` says
  * whether the history holds a checkpoint), the usage summary, and any diagnostics.
- *
- * @example
- * ```ts
- * import { contextReport, GovernedReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * Schema.is(GovernedReport)(contextReport([{ role: "user", content: "hi" }], { mode: "shadow" })) // true
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -401,15 +276,7 @@ export const GovernedReport = Schema.Struct({
 })
 
 /**
- * The type of {@link GovernedReport} values, as decoded.
- *
- * @example
- * ```ts
- * import { GovernedReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isGovernedReport = (value: unknown): value is GovernedReport => Schema.is(GovernedReport)(value)
- * ```
+ * The type of `GovernedReport` values.
  *
  * @category models
  * @since 0.1.0
@@ -417,14 +284,17 @@ export const GovernedReport = Schema.Struct({
 export type GovernedReport = typeof GovernedReport.Type
 
 /**
- * The context report: {@link GovernorOffReport} when the governor is off, {@link GovernedReport} otherwise.
+ * The context report: `GovernorOffReport` when the governor is off, `GovernedReport` otherwise.
  *
  * @example
  * ```ts
  * import { ContextReport, contextReport } from "@ctxkit/governor"
  * import * as Schema from "effect/Schema"
  *
- * Schema.is(ContextReport)(contextReport([], { mode: "on" })) // true
+ * // A report saved as JSON by one process and read back, checked, by another.
+ * const saved = JSON.stringify(contextReport([{ role: "user", content: "hi" }], { mode: "shadow" }))
+ * const report = Schema.decodeUnknownSync(ContextReport)(JSON.parse(saved))
+ * report.mode // "shadow"
  * ```
  *
  * @category schemas
@@ -433,15 +303,7 @@ export type GovernedReport = typeof GovernedReport.Type
 export const ContextReport = Schema.Union([GovernorOffReport, GovernedReport])
 
 /**
- * The type of {@link ContextReport} values, as decoded.
- *
- * @example
- * ```ts
- * import { ContextReport } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isContextReport = (value: unknown): value is ContextReport => Schema.is(ContextReport)(value)
- * ```
+ * The type of {@link ContextReport} values.
  *
  * @category models
  * @since 0.1.0
@@ -450,13 +312,6 @@ export type ContextReport = typeof ContextReport.Type
 
 /**
  * The most segments a report lists.
- *
- * @example
- * ```ts
- * import { MAX_REPORT_SEGMENTS } from "@ctxkit/governor"
- *
- * MAX_REPORT_SEGMENTS // 400
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -470,9 +325,12 @@ export const MAX_REPORT_SEGMENTS = 400
  *
  * @example
  * ```ts
- * import type { ReportOptions } from "@ctxkit/governor"
+ * import { contextReport, type ReportOptions } from "@ctxkit/governor"
  *
+ * // What the invariants step put in the request, and the clearing step's horizon.
  * const options: ReportOptions<unknown> = { mode: "shadow", invariants: { instruction: 2, goal: 1 }, keepToolResults: 6 }
+ * const report = contextReport([{ role: "user", content: "hi" }], options)
+ * report.mode !== "off" && report.invariants.total // 3
  * ```
  *
  * @category models
@@ -505,35 +363,129 @@ const invariantCounts = (given: ReportOptions<unknown>["invariants"]): Invariant
   return { total: instruction + goal + plan + criterion + grant, instruction, goal, plan, criterion, grant }
 }
 
+/** A result's origin: the path of a file tool's call, else the tool name. */
 const originOf = (fact: ResultFact): string => {
   const resolved = fact.call?.resolved
   return resolved !== undefined && "path" in resolved ? resolved.path : fact.tool
 }
 
-interface Classified {
-  readonly criticality: Criticality
-  readonly reason: CriticalityReason
+/** What the classification looks at for one segment. */
+interface SegmentTraits {
+  readonly type: SegmentType
+  readonly pinned: boolean
+  /** A tool result carried by a checkpoint message. */
+  readonly inCheckpoint: boolean
+  /** A tool result `on` replaced (`applied`) or `shadow` would replace (`would_be`). */
+  readonly elision: "applied" | "would_be" | undefined
+  readonly isError: boolean
+  /** At or after the start of the last turn. */
+  readonly lastTurn: boolean
+  /** A tool result older than the clearing horizon. */
+  readonly pastHorizon: boolean
 }
 
-const PINNED = (reason: CriticalityReason): Classified => ({ criticality: "pinned", reason })
+/**
+ * How a segment is classified: the FIRST rule that holds gives its reason and criticality (the table in
+ * {@link CriticalityReason}'s documentation, in this order). A checkpoint or invariants message is that
+ * before it is pinned; last-turn and horizon rules only apply to assistant messages and tool results.
+ */
+const CRITICALITY_RULES: ReadonlyArray<{
+  readonly reason: CriticalityReason
+  readonly criticality: Criticality
+  readonly holds: (s: SegmentTraits) => boolean
+}> = [
+  { reason: "checkpoint", criticality: "pinned", holds: (s) => s.type === "checkpoint" },
+  { reason: "invariants", criticality: "pinned", holds: (s) => s.type === "invariants" },
+  { reason: "pinned", criticality: "pinned", holds: (s) => s.pinned },
+  { reason: "checkpoint", criticality: "pinned", holds: (s) => s.inCheckpoint },
+  { reason: "system_prompt", criticality: "pinned", holds: (s) => s.type === "system" },
+  { reason: "instructions", criticality: "pinned", holds: (s) => s.type === "instructions" },
+  { reason: "elided", criticality: "low", holds: (s) => s.elision === "applied" },
+  { reason: "would_be_elided", criticality: "low", holds: (s) => s.elision === "would_be" },
+  { reason: "error_result", criticality: "high", holds: (s) => s.isError },
+  { reason: "user_message", criticality: "high", holds: (s) => s.type === "user" },
+  {
+    reason: "last_turn",
+    criticality: "high",
+    holds: (s) => s.lastTurn && (s.type === "assistant" || s.type === "tool_result")
+  },
+  { reason: "past_clearing_horizon", criticality: "low", holds: (s) => s.pastHorizon },
+  { reason: "context_block", criticality: "normal", holds: (s) => s.type === "context_block" },
+  { reason: "assistant_message", criticality: "normal", holds: (s) => s.type === "assistant" }
+]
 
-/** Keeps at most `limit` segments: pinned first, then elided, then other low ones, then the rest; newest first within each. */
+/** The criticality and reason of a segment (see {@link CRITICALITY_RULES}); `tool_result` when no rule holds. */
+const classify = (s: SegmentTraits): { readonly criticality: Criticality; readonly reason: CriticalityReason } => {
+  for (const rule of CRITICALITY_RULES) {
+    if (rule.holds(s)) return { criticality: rule.criticality, reason: rule.reason }
+  }
+  return { criticality: "normal", reason: "tool_result" }
+}
+
+/** What a message without tool results is, and where it comes from (a system message's source, else its role). */
+const messageType = <M>(facts: MessageFacts, message: M, settings: Settings<M>): {
+  readonly type: SegmentType
+  readonly origin: string
+} => {
+  switch (facts.role) {
+    case "system": {
+      const source = settings.format.source(message)
+      if (source === undefined || source === "system") return { type: "system", origin: "system" }
+      return { type: source === "instructions" ? "instructions" : "context_block", origin: source }
+    }
+    case "user":
+      if (facts.summary) return { type: "checkpoint", origin: "user" }
+      return { type: facts.invariants ? "invariants" : "user", origin: "user" }
+    case "assistant":
+      return { type: "assistant", origin: "assistant" }
+    default:
+      return { type: "tool_result", origin: facts.role }
+  }
+}
+
+/**
+ * Which segments a report lists when there are more than `limit`: tier by tier (pinned, then elided, then other
+ * low ones, then the rest), newest first within a tier, until the room is used; listed in history order.
+ */
 const cap = (segments: ReadonlyArray<ReportSegment>, limit: number): ReadonlyArray<ReportSegment> => {
   if (segments.length <= limit) return segments
-  const rank = (s: ReportSegment): number =>
-    s.criticality === "pinned" ? 0 : s.elided !== undefined ? 1 : s.criticality === "low" ? 2 : 3
-  const keep = new Uint8Array(segments.length)
-  let room = limit
-  for (let tier = 0; tier < 4 && room > 0; tier++) {
-    for (let i = segments.length - 1; i >= 0 && room > 0; i--) {
+  const tierOf = (s: ReportSegment): number => {
+    if (s.criticality === "pinned") return 0
+    if (s.elided !== undefined) return 1
+    return s.criticality === "low" ? 2 : 3
+  }
+  const keep = new Set<number>()
+  for (let tier = 0; tier < 4 && keep.size < limit; tier++) {
+    for (let i = segments.length - 1; i >= 0 && keep.size < limit; i--) {
       const s = segments[i]
-      if (s !== undefined && keep[i] === 0 && rank(s) === tier) {
-        keep[i] = 1
-        room--
-      }
+      if (s !== undefined && tierOf(s) === tier) keep.add(i)
     }
   }
-  return segments.filter((_, i) => keep[i] === 1)
+  return segments.filter((_, i) => keep.has(i))
+}
+
+/** The clearing horizon option: a count of recent tool results, or none (with a diagnostic for a bad value). */
+const horizonOf = (given: unknown, diagnostics: Array<string>): number | undefined => {
+  if (given === undefined) return undefined
+  if (typeof given === "number" && Number.isSafeInteger(given) && given >= 0) return given
+  diagnostics.push(
+    new GovernorSettingAdjusted({ setting: "keepToolResults", given: String(given), used: "no horizon" }).message
+  )
+  return undefined
+}
+
+/**
+ * The tokens of each result of one message: its own text's count, and the first result also carries the rest of
+ * the message's estimate (role, calls, framing), so that the segments add up to the message.
+ */
+const resultTokens = (
+  facts: ReadonlyArray<ResultFact>,
+  messageTokens: number,
+  counter: Settings<unknown>["counter"]
+): Array<number> => {
+  const own = facts.map((fact) => safeCount(counter, fact.text))
+  const overhead = Math.max(0, messageTokens - own.reduce((a, b) => a + b, 0))
+  return own.map((tokens, k) => (k === 0 ? tokens + overhead : tokens))
 }
 
 const build = <M>(
@@ -543,137 +495,76 @@ const build = <M>(
   options: ReportOptions<M>
 ): GovernedReport => {
   const diagnostics: Array<string> = settings.diagnostics.map((d) => d.message)
-  let horizon: number | undefined
-  if (options.keepToolResults !== undefined) {
-    const k = options.keepToolResults
-    if (typeof k === "number" && Number.isSafeInteger(k) && k >= 0) horizon = k
-    else {
-      diagnostics.push(
-        new GovernorSettingAdjusted({ setting: "keepToolResults", given: String(k), used: "no horizon" }).message
-      )
-    }
-  }
+  const horizon = horizonOf(options.keepToolResults, diagnostics)
   const { applied, replaced } = project(history, analysis, settings.format)
   const elisions = elisionsOf(applied, settings)
-  const costOptions = { counter: settings.counter, format: settings.format, cache: settings.cache }
-  const before = conversationCost(history, costOptions)
-  const after = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
+  const { after: tokensAfter, approximate, before } = estimate(history, replaced, settings)
   for (const d of before.diagnostics) diagnostics.push(d.message)
-  let removed = 0
-  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
-  const tokensAfter = before.total - removed + after.total
 
-  const elidedAt = new Map<ResultFact, (typeof elisions)[number]>()
+  const elisionOf = new Map<ResultFact, Elision>()
   applied.forEach((d, k) => {
     const e = elisions[k]
-    if (e !== undefined) elidedAt.set(d.fact, e)
+    if (e !== undefined) elisionOf.set(d.fact, e)
   })
-  const elidedReason: CriticalityReason = settings.mode === "on" ? "elided" : "would_be_elided"
-  const firstOld = horizon === undefined ? 0 : analysis.facts.length - horizon
+  const elisionKind = settings.mode === "on" ? "applied" : "would_be"
+  // Results before this position in `analysis.facts` are past the clearing horizon.
+  const firstKept = horizon === undefined ? 0 : analysis.facts.length - horizon
   const segments: Array<ReportSegment> = []
   const totals = { pinned: 0, high: 0, normal: 0, low: 0 }
   const add = (segment: ReportSegment): void => {
     totals[segment.criticality]++
     segments.push(segment)
   }
+
+  // One segment per message, or one per tool result for a message carrying results; `f` walks the results.
   let f = 0
   for (let i = 0; i < history.length; i++) {
     const facts = analysis.messages[i]
     if (facts === undefined) continue
     const messageTokens = before.costs[i] ?? 0
     const lastTurn = i >= analysis.lastTurnStart
-    const start = f
-    while (f < analysis.facts.length && analysis.facts[f]?.index === i) f++
-    if (f > start) {
-      let shares = 0
-      const tokens: Array<number> = []
-      for (let k = start; k < f; k++) {
-        const t = safeCount(settings.counter, analysis.facts[k]?.text ?? "")
-        tokens.push(t)
-        shares += t
+    const first = f
+    while (analysis.facts[f]?.index === i) f++
+    const results = analysis.facts.slice(first, f)
+    if (results.length === 0) {
+      const { origin, type } = messageType(facts, history[i] as M, settings)
+      const traits: SegmentTraits = {
+        type,
+        pinned: facts.pinned,
+        inCheckpoint: false,
+        elision: undefined,
+        isError: false,
+        lastTurn,
+        pastHorizon: false
       }
-      for (let k = start; k < f; k++) {
-        const fact = analysis.facts[k]
-        if (fact === undefined) continue
-        const elision = elidedAt.get(fact)
-        const c: Classified = facts.pinned
-          ? PINNED("pinned")
-          : facts.summary
-          ? PINNED("checkpoint")
-          : elision !== undefined
-          ? { criticality: "low", reason: elidedReason }
-          : fact.isError
-          ? { criticality: "high", reason: "error_result" }
-          : lastTurn
-          ? { criticality: "high", reason: "last_turn" }
-          : horizon !== undefined && k < firstOld
-          ? { criticality: "low", reason: "past_clearing_horizon" }
-          : { criticality: "normal", reason: "tool_result" }
-        const own = tokens[k - start] ?? 0
-        add({
-          index: i,
-          callId: fact.callId,
-          type: "tool_result",
-          origin: originOf(fact),
-          tokens: k === start ? own + Math.max(0, messageTokens - shares) : own,
-          ...c,
-          ...(elision === undefined ? {} : { elided: elision.reason })
-        })
-      }
+      add({ index: i, type, origin, tokens: messageTokens, ...classify(traits) })
       continue
     }
-    const message = history[i] as M
-    let type: SegmentType
-    let origin: string = facts.role
-    let c: Classified
-    switch (facts.role) {
-      case "system": {
-        const source = settings.format.source(message)
-        origin = source ?? "system"
-        if (source === undefined || source === "system") {
-          type = "system"
-          c = facts.pinned ? PINNED("pinned") : PINNED("system_prompt")
-        } else if (source === "instructions") {
-          type = "instructions"
-          c = facts.pinned ? PINNED("pinned") : PINNED("instructions")
-        } else {
-          type = "context_block"
-          c = facts.pinned ? PINNED("pinned") : { criticality: "normal", reason: "context_block" }
-        }
-        break
+    const tokens = resultTokens(results, messageTokens, settings.counter)
+    results.forEach((fact, k) => {
+      const elision = elisionOf.get(fact)
+      const traits: SegmentTraits = {
+        type: "tool_result",
+        pinned: facts.pinned,
+        inCheckpoint: facts.summary,
+        elision: elision === undefined ? undefined : elisionKind,
+        isError: fact.isError,
+        lastTurn,
+        pastHorizon: first + k < firstKept
       }
-      case "user":
-        type = facts.summary ? "checkpoint" : facts.invariants ? "invariants" : "user"
-        c = facts.summary
-          ? PINNED("checkpoint")
-          : facts.invariants
-          ? PINNED("invariants")
-          : facts.pinned
-          ? PINNED("pinned")
-          : { criticality: "high", reason: "user_message" }
-        break
-      case "assistant":
-        type = "assistant"
-        c = facts.pinned
-          ? PINNED("pinned")
-          : lastTurn
-          ? { criticality: "high", reason: "last_turn" }
-          : { criticality: "normal", reason: "assistant_message" }
-        break
-      default:
-        type = "tool_result"
-        c = facts.pinned
-          ? PINNED("pinned")
-          : lastTurn
-          ? { criticality: "high", reason: "last_turn" }
-          : { criticality: "normal", reason: "tool_result" }
-    }
-    add({ index: i, type, origin, tokens: messageTokens, ...c })
+      add({
+        index: i,
+        callId: fact.callId,
+        type: "tool_result",
+        origin: originOf(fact),
+        tokens: tokens[k] ?? 0,
+        ...classify(traits),
+        ...(elision === undefined ? {} : { elided: elision.reason })
+      })
+    })
   }
 
   const kept = cap(segments, MAX_REPORT_SEGMENTS)
-  const origins = new Map<ResultFact, string>()
-  for (const d of applied) origins.set(d.fact, originOf(d.fact))
   return {
     mode: settings.mode === "on" ? "on" : "shadow",
     policyVersion: 1,
@@ -685,7 +576,7 @@ const build = <M>(
       before: before.total,
       after: tokensAfter,
       saved: before.total - tokensAfter,
-      approximate: before.approximate || after.approximate,
+      approximate,
       counter: before.counter
     },
     elisions: applied.map((d, k) => ({
@@ -694,7 +585,7 @@ const build = <M>(
       reason: d.reason,
       index: d.fact.index,
       tool: d.fact.tool,
-      origin: origins.get(d.fact) ?? d.fact.tool,
+      origin: originOf(d.fact),
       tokensSaved: elisions[k]?.tokensSaved ?? 0
     })),
     criticality: totals,
@@ -710,7 +601,7 @@ const report = <M>(history: ReadonlyArray<M>, options: ReportOptions<M> | undefi
   const settings = settingsOf(given)
   if (settings.mode === "off") return { mode: "off", note: OFF_NOTE }
   const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
-  return build(list, settings, analyze(list, settings), given)
+  return build(list, settings, analyze(list, settings, settings.previous).analysis, given)
 }
 
 /**

@@ -17,10 +17,19 @@ import { asciiJson, digestPrefix, lineNumber } from "./internal/text.ts"
  *
  * @example
  * ```ts
- * import { ElisionReason } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
+ * import { govern } from "@ctxkit/governor"
  *
- * Schema.is(ElisionReason)("superseded_read") // true
+ * const history = [
+ *   { role: "user", content: "Rename x to y in src/a.ts" },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "r1", name: "read_file", arguments: "{\"path\":\"src/a.ts\"}" }] },
+ *   { role: "tool", toolCallId: "r1", content: "export const x = 1\n".repeat(20) },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "e1", name: "edit_file", arguments: "{\"path\":\"src/a.ts\"}" }] },
+ *   { role: "tool", toolCallId: "e1", content: "ok" },
+ *   { role: "assistant", content: "Done." },
+ *   { role: "user", content: "Thanks" }
+ * ]
+ * const reads = govern(history, { mode: "shadow", epochMessages: 0 }).elisions.filter((e) => e.reason === "superseded_read")
+ * reads.length // 1
  * ```
  *
  * @category schemas
@@ -29,15 +38,7 @@ import { asciiJson, digestPrefix, lineNumber } from "./internal/text.ts"
 export const ElisionReason = Schema.Literals(["superseded_read", "stale_bg_output", "duplicate_search"])
 
 /**
- * The type of {@link ElisionReason} values, as decoded.
- *
- * @example
- * ```ts
- * import { ElisionReason } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElisionReason = (value: unknown): value is ElisionReason => Schema.is(ElisionReason)(value)
- * ```
+ * The type of {@link ElisionReason} values.
  *
  * @category models
  * @since 0.1.0
@@ -47,13 +48,6 @@ export type ElisionReason = typeof ElisionReason.Type
 /**
  * A `read_file` call as its stub describes it: the path as written, the sha256 the read reported (or the
  * governor computed), and the line range when one was asked for.
- *
- * @example
- * ```ts
- * import type { ElidedRead } from "@ctxkit/governor"
- *
- * const read: ElidedRead = { kind: "read_file", path: "src/a.ts", sha256: "1a2b3c4d5e6f", startLine: 10, limit: 50 }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -67,15 +61,7 @@ export const ElidedRead = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedRead} values, as decoded.
- *
- * @example
- * ```ts
- * import { ElidedRead } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElidedRead = (value: unknown): value is ElidedRead => Schema.is(ElidedRead)(value)
- * ```
+ * The type of `ElidedRead` values.
  *
  * @category models
  * @since 0.1.0
@@ -84,13 +70,6 @@ export type ElidedRead = typeof ElidedRead.Type
 
 /**
  * A `bg_output` call as its stub describes it: the task id and the offset asked for (default 0).
- *
- * @example
- * ```ts
- * import type { ElidedBgOutput } from "@ctxkit/governor"
- *
- * const poll: ElidedBgOutput = { kind: "bg_output", taskId: "task-7", offset: 0 }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -102,15 +81,7 @@ export const ElidedBgOutput = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedBgOutput} values, as decoded.
- *
- * @example
- * ```ts
- * import { ElidedBgOutput } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElidedBgOutput = (value: unknown): value is ElidedBgOutput => Schema.is(ElidedBgOutput)(value)
- * ```
+ * The type of `ElidedBgOutput` values.
  *
  * @category models
  * @since 0.1.0
@@ -119,13 +90,6 @@ export type ElidedBgOutput = typeof ElidedBgOutput.Type
 
 /**
  * A `search_text` call as its stub describes it: the pattern searched for.
- *
- * @example
- * ```ts
- * import type { ElidedSearch } from "@ctxkit/governor"
- *
- * const search: ElidedSearch = { kind: "search_text", pattern: "TODO" }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -136,15 +100,7 @@ export const ElidedSearch = Schema.Struct({
 })
 
 /**
- * The type of {@link ElidedSearch} values, as decoded.
- *
- * @example
- * ```ts
- * import { ElidedSearch } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElidedSearch = (value: unknown): value is ElidedSearch => Schema.is(ElidedSearch)(value)
- * ```
+ * The type of `ElidedSearch` values.
  *
  * @category models
  * @since 0.1.0
@@ -157,10 +113,11 @@ export type ElidedSearch = typeof ElidedSearch.Type
  *
  * @example
  * ```ts
- * import { ElidedCall } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
+ * import { type ElidedCall, elisionStub } from "@ctxkit/governor"
  *
- * Schema.is(ElidedCall)({ kind: "search_text", pattern: "TODO" }) // true
+ * // The stub a harness would show for a search it dropped itself.
+ * const dropped: ElidedCall = { kind: "search_text", pattern: "TODO" }
+ * elisionStub(dropped) // '[elided: search_text "TODO"; identical to a later result]'
  * ```
  *
  * @category schemas
@@ -169,15 +126,7 @@ export type ElidedSearch = typeof ElidedSearch.Type
 export const ElidedCall = Schema.Union([ElidedRead, ElidedBgOutput, ElidedSearch])
 
 /**
- * The type of {@link ElidedCall} values, as decoded.
- *
- * @example
- * ```ts
- * import { ElidedCall } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElidedCall = (value: unknown): value is ElidedCall => Schema.is(ElidedCall)(value)
- * ```
+ * The type of {@link ElidedCall} values.
  *
  * @category models
  * @since 0.1.0

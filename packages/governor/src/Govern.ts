@@ -5,15 +5,15 @@
  *
  * @since 0.1.0
  */
-import { type BudgetDiagnostic, conversationCost, type CostCache, type Counter } from "@ctxkit/budget"
+import type { BudgetDiagnostic, CostCache, Counter } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { type ContextGoverned, MAX_EVENT_CALL_IDS } from "./ContextGoverned.ts"
 import { ElisionReason } from "./ElisionStub.ts"
 import type { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
-import { analyze } from "./internal/analysis.ts"
-import { countsOf, elisionsOf, project, segmentCount } from "./internal/projection.ts"
+import { analyze, keep } from "./internal/analysis.ts"
+import { countsOf, elisionsOf, estimate, project, segmentCount } from "./internal/projection.ts"
 import { settingsOf } from "./internal/settings.ts"
 import { summarizeUsage } from "./internal/usage.ts"
 import type { ToolKinds } from "./ToolKinds.ts"
@@ -25,10 +25,13 @@ import type { ToolKinds } from "./ToolKinds.ts"
  *
  * @example
  * ```ts
- * import { GovernMode } from "@ctxkit/governor"
+ * import { govern, GovernMode } from "@ctxkit/governor"
  * import * as Schema from "effect/Schema"
  *
- * Schema.is(GovernMode)("shadow") // true
+ * // A mode read from a configuration file: checked before use.
+ * const configured: unknown = "shadow"
+ * const mode = Schema.decodeUnknownSync(GovernMode)(configured)
+ * govern([{ role: "user", content: "hi" }], { mode }).event?.mode // "shadow"
  * ```
  *
  * @category schemas
@@ -37,35 +40,12 @@ import type { ToolKinds } from "./ToolKinds.ts"
 export const GovernMode = Schema.Literals(["off", "shadow", "on"])
 
 /**
- * The type of {@link GovernMode} values, as decoded.
- *
- * @example
- * ```ts
- * import { GovernMode } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isGovernMode = (value: unknown): value is GovernMode => Schema.is(GovernMode)(value)
- * ```
+ * The type of {@link GovernMode} values.
  *
  * @category models
  * @since 0.1.0
  */
 export type GovernMode = typeof GovernMode.Type
-
-/**
- * The policy version this package implements, the only accepted `policyVersion`.
- *
- * @example
- * ```ts
- * import { GOVERNOR_POLICY_VERSION } from "@ctxkit/governor"
- *
- * GOVERNOR_POLICY_VERSION // 1
- * ```
- *
- * @category constants
- * @since 0.1.0
- */
-export const GOVERNOR_POLICY_VERSION = 1 as const
 
 /**
  * One replaced (in `on`) or replaceable (in `shadow`) tool result: why, the call id it answers, the call id of
@@ -74,17 +54,21 @@ export const GOVERNOR_POLICY_VERSION = 1 as const
  *
  * @example
  * ```ts
- * import type { Elision } from "@ctxkit/governor"
+ * import { govern } from "@ctxkit/governor"
  *
- * const elision: Elision = {
- *   reason: "superseded_read",
- *   callId: "r1",
- *   supersededBy: "e1",
- *   stub: "[elided: read_file \"a.ts\"@unknown; re-read to view]",
- *   tokensSaved: 812,
- *   index: 2,
- *   tool: "read_file"
- * }
+ * const history = [
+ *   { role: "user", content: "Rename x to y in src/a.ts" },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "r1", name: "read_file", arguments: "{\"path\":\"src/a.ts\"}" }] },
+ *   { role: "tool", toolCallId: "r1", content: "export const x = 1\n".repeat(20) },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "e1", name: "edit_file", arguments: "{\"path\":\"src/a.ts\"}" }] },
+ *   { role: "tool", toolCallId: "e1", content: "ok" },
+ *   { role: "assistant", content: "Done." },
+ *   { role: "user", content: "Thanks" }
+ * ]
+ * const [elision] = govern(history, { mode: "on", epochMessages: 0 }).elisions
+ * elision?.callId // "r1": its result is now a stub
+ * elision?.supersededBy // "e1": the edit that made it stale
+ * elision && elision.tokensSaved > 0 // true
  * ```
  *
  * @category schemas
@@ -107,15 +91,7 @@ export const Elision = Schema.Struct({
 })
 
 /**
- * The type of {@link Elision} values, as decoded.
- *
- * @example
- * ```ts
- * import { Elision } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isElision = (value: unknown): value is Elision => Schema.is(Elision)(value)
- * ```
+ * The type of {@link Elision} values.
  *
  * @category models
  * @since 0.1.0
@@ -139,12 +115,17 @@ export type Elision = typeof Elision.Type
  * - `request` (default 1) and `previouslyElided` (the call ids the previous request elided): the event's
  *   request number and its "elided for the first time" list.
  * - `usage` (default false): put the usage summary in the event.
+ * - `analysis`: the {@link GovernorAnalysis} of the previous request (`result.analysis`), so that only the new
+ *   messages are read. Used when the history starts with the same message objects and the format, tool mapping
+ *   and `hashReads` are the same; otherwise the history is read anew. The result is the same either way.
  *
  * @example
  * ```ts
- * import { claudeCodeToolKinds, type GovernOptions } from "@ctxkit/governor"
+ * import { claudeCodeToolKinds, govern, type GovernOptions } from "@ctxkit/governor"
  *
- * const options: GovernOptions<unknown> = { mode: "on", minAgeTurns: 2, epochMessages: 32, toolKinds: claudeCodeToolKinds }
+ * // A Claude Code harness measuring first: shadow mode, events with the usage summary.
+ * const options: GovernOptions<unknown> = { mode: "shadow", toolKinds: claudeCodeToolKinds, usage: true }
+ * govern([{ role: "user", content: "hi" }], options).event?.usage?.heuristic // true
  * ```
  *
  * @category models
@@ -163,6 +144,35 @@ export interface GovernOptions<M> {
   readonly request?: number | undefined
   readonly previouslyElided?: Iterable<string> | undefined
   readonly usage?: boolean | undefined
+  readonly analysis?: GovernorAnalysis<M> | undefined
+}
+
+/**
+ * What the governor learned from a history (every call resolved, every result's digest, matches and offsets, the
+ * elision decisions of its epoch window), kept between requests of one session: pass `result.analysis` back as
+ * the `analysis` option with the grown history, and only the appended messages are read; between epochs even the
+ * decisions are reused. Opaque; `messages` says how many messages it covers. Holding it keeps those messages'
+ * records alive, so keep one per session (the latest).
+ *
+ * @example
+ * ```ts
+ * import { govern } from "@ctxkit/governor"
+ *
+ * const history = [{ role: "user", content: "Rename x to y in src/a.ts" }]
+ * const first = govern(history, { mode: "on" })
+ * const grown = [...history, { role: "assistant", content: "On it." }]
+ * const next = govern(grown, { mode: "on", analysis: first.analysis })
+ * next.analysis?.messages // 2: only the assistant message was read this time
+ * ```
+ *
+ * @category governor
+ * @since 0.1.0
+ */
+export interface GovernorAnalysis<M> {
+  /** How many messages of the history it covers. */
+  readonly messages: number
+  /** The message type it was made for (never set: a type marker). */
+  readonly _M?: ReadonlyArray<M>
 }
 
 /**
@@ -171,9 +181,10 @@ export interface GovernOptions<M> {
  *
  * @example
  * ```ts
- * import type { GovernorDiagnostic } from "@ctxkit/governor"
+ * import { govern } from "@ctxkit/governor"
  *
- * const diagnostics: ReadonlyArray<GovernorDiagnostic> = []
+ * // A bad setting is replaced and said so, never used silently.
+ * govern([], { mode: "on", minAgeTurns: 0 }).diagnostics.map((d) => d._tag) // ["GovernorSettingAdjusted"]
  * ```
  *
  * @category diagnostics
@@ -202,6 +213,20 @@ export interface GovernResult<M> {
   readonly elisions: ReadonlyArray<Elision>
   readonly event: ContextGoverned | undefined
   readonly diagnostics: ReadonlyArray<GovernorDiagnostic>
+  /** What to pass as the `analysis` option of the next request (`undefined` in `off`: nothing is analysed). */
+  readonly analysis: GovernorAnalysis<M> | undefined
+}
+
+/** The call ids elided now and not in the previous request. */
+const newlyElided = (elisions: ReadonlyArray<Elision>, previously: ReadonlySet<string>): Array<string> =>
+  elisions.filter((e) => !previously.has(e.callId)).map((e) => e.callId)
+
+/** The request to send: in `on`, the history with the replaced messages; otherwise the history itself. */
+const request = <M>(history: ReadonlyArray<M>, replaced: ReadonlyMap<number, M>, mode: GovernMode) => {
+  if (mode !== "on" || replaced.size === 0) return history
+  const out = history.slice()
+  for (const [index, message] of replaced) out[index] = message
+  return out
 }
 
 const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined): GovernResult<M> => {
@@ -209,18 +234,16 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
   // Not an array (a JavaScript caller's mistake): there is nothing to govern.
   const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
   if (settings.mode === "off") {
-    return { messages: list, elisions: [], event: undefined, diagnostics: settings.diagnostics }
+    return { messages: list, elisions: [], event: undefined, diagnostics: settings.diagnostics, analysis: undefined }
   }
-  const analysis = analyze(list, settings)
+  const state = analyze(list, settings, settings.previous)
+  const { analysis } = state
   const { applied, replaced } = project(list, analysis, settings.format)
   const elisions = elisionsOf(applied, settings)
-  const costOptions = { counter: settings.counter, format: settings.format, cache: settings.cache }
-  const before = conversationCost(list, costOptions)
-  const after = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
-  let removed = 0
-  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
-  const fresh: Array<string> = []
-  for (const e of elisions) if (!settings.previouslyElided.has(e.callId)) fresh.push(e.callId)
+  const tokens = estimate(list, replaced, settings)
+  const fresh = newlyElided(elisions, settings.previouslyElided)
+  // The usage summary counts what the model saw in full: in `on`, not the elided results.
+  const unseen = new Set(settings.mode === "on" ? elisions.map((e) => e.callId) : [])
   const event: ContextGoverned = {
     type: "context_governed",
     mode: settings.mode,
@@ -229,23 +252,20 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
     messages: list.length,
     segments: segmentCount(analysis),
     elided: countsOf(elisions),
-    tokensBefore: before.total,
-    tokensAfter: before.total - removed + after.total,
-    approximate: before.approximate || after.approximate,
+    tokensBefore: tokens.before.total,
+    tokensAfter: tokens.after,
+    approximate: tokens.approximate,
     newlyElided: fresh.slice(0, MAX_EVENT_CALL_IDS),
     newlyElidedMore: Math.max(0, fresh.length - MAX_EVENT_CALL_IDS),
-    ...(settings.usage
-      ? { usage: summarizeUsage(analysis, new Set(settings.mode === "on" ? elisions.map((e) => e.callId) : [])) }
-      : {})
+    ...(settings.usage ? { usage: summarizeUsage(analysis, unseen) } : {})
   }
-  let messages: ReadonlyArray<M> = list
-  if (settings.mode === "on" && replaced.size > 0) {
-    const out = list.slice()
-    for (const [index, message] of replaced) out[index] = message
-    messages = out
+  return {
+    messages: request(list, replaced, settings.mode),
+    elisions,
+    event,
+    diagnostics: [...settings.diagnostics, ...tokens.before.diagnostics],
+    analysis: keep(state)
   }
-  const diagnostics: Array<GovernorDiagnostic> = [...settings.diagnostics, ...before.diagnostics]
-  return { messages, elisions, event, diagnostics }
 }
 
 /**

@@ -12,9 +12,10 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import { GovernorSettingAdjusted } from "@ctxkit/governor"
+ * import { govern, GovernorSettingAdjusted } from "@ctxkit/governor"
  *
- * new GovernorSettingAdjusted({ setting: "minAgeTurns", given: "0", used: "1" }).message
+ * const [diagnostic] = govern([], { mode: "on", minAgeTurns: 0 }).diagnostics
+ * diagnostic instanceof GovernorSettingAdjusted && diagnostic.message
  * // "Governor setting minAgeTurns = 0 is out of range; used 1 instead. Set it to an integer from 1 to 20."
  * ```
  *

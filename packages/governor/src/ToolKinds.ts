@@ -13,9 +13,12 @@ import type { ToolResultInfo } from "@ctxkit/core"
  *
  * @example
  * ```ts
- * import type { ToolArguments } from "@ctxkit/governor"
+ * import { govern, type ToolArguments, type ToolContext, type ToolKinds } from "@ctxkit/governor"
  *
- * const args: ToolArguments = { file_path: "src/a.ts", offset: 10, limit: 50 }
+ * // An accessor reads the parsed arguments; `{}` when the model wrote no JSON object.
+ * const file = (args: ToolArguments): string | undefined => typeof args["file"] === "string" ? args["file"] : undefined
+ * const myTools: ToolKinds = { view: { kind: "read_file", path: file } }
+ * govern([], { mode: "shadow", toolKinds: myTools }).elisions // []
  * ```
  *
  * @category tool kinds
@@ -30,9 +33,15 @@ export type ToolArguments = Readonly<Record<string, unknown>>
  *
  * @example
  * ```ts
- * import type { ToolContext } from "@ctxkit/governor"
+ * import { govern, type ToolArguments, type ToolContext, type ToolKinds } from "@ctxkit/governor"
  *
- * const context: ToolContext = { tool: "edit", raw: "{\"command\":\"edit 1:1\"}", currentFile: "src/a.py" }
+ * // An editor tool that names no path edits the file the harness has open.
+ * const openFile = (_args: ToolArguments, context: ToolContext) => context.currentFile
+ * const myTools: ToolKinds = {
+ *   open: { kind: "read_file", path: (args) => typeof args["path"] === "string" ? args["path"] : undefined, opensFile: true },
+ *   edit: { kind: "edit_file", path: openFile }
+ * }
+ * govern([], { mode: "shadow", toolKinds: myTools }).elisions // []
  * ```
  *
  * @category tool kinds
@@ -50,13 +59,6 @@ export interface ToolContext {
 /**
  * Reads one value from a call: the arguments and the {@link ToolContext} in, the value or `undefined` out.
  *
- * @example
- * ```ts
- * import type { Accessor } from "@ctxkit/governor"
- *
- * const path: Accessor<string> = (args) => typeof args["path"] === "string" ? args["path"] : undefined
- * ```
- *
  * @category tool kinds
  * @since 0.1.0
  */
@@ -66,17 +68,6 @@ export type Accessor<A> = (args: ToolArguments, context: ToolContext) => A | und
  * A tool that reads a file. `path` is required (a call whose path cannot be read is ignored); `startLine` and
  * `limit` describe a partial read; `sha256` reads the digest the tool reported for the file (default: a
  * `sha256` field on the result's message, or in its `meta`, when the message carries one result).
- *
- * @example
- * ```ts
- * import type { ReadFileKind } from "@ctxkit/governor"
- *
- * const read: ReadFileKind = {
- *   kind: "read_file",
- *   path: (args) => typeof args["file"] === "string" ? args["file"] : undefined,
- *   startLine: (args) => typeof args["from"] === "number" ? args["from"] : undefined
- * }
- * ```
  *
  * @category tool kinds
  * @since 0.1.0
@@ -97,13 +88,6 @@ export interface ReadFileKind {
  * A tool that writes (`write_file`) or edits (`edit_file`) a file: every earlier read of its path is superseded
  * once its result comes back without an error.
  *
- * @example
- * ```ts
- * import type { FileChangeKind } from "@ctxkit/governor"
- *
- * const write: FileChangeKind = { kind: "write_file", path: (args) => typeof args["path"] === "string" ? args["path"] : undefined }
- * ```
- *
  * @category tool kinds
  * @since 0.1.0
  */
@@ -123,18 +107,6 @@ export interface FileChangeKind {
  * Only for tools that return the whole output so far or the window asked for: a tool that returns only what
  * is new since the last call (a "read new output" tool) must not be mapped here.
  *
- * @example
- * ```ts
- * import type { BgOutputKind } from "@ctxkit/governor"
- *
- * const poll: BgOutputKind = {
- *   kind: "bg_output",
- *   taskId: (args) => typeof args["id"] === "string" ? args["id"] : undefined,
- *   offset: (args) => typeof args["offset"] === "number" ? args["offset"] : undefined,
- *   defaultLimit: 200
- * }
- * ```
- *
  * @category tool kinds
  * @since 0.1.0
  */
@@ -153,13 +125,6 @@ export interface BgOutputKind {
  * arguments, compared as JSON with sorted keys) and `matches` of their results are equal; the default
  * `matches` keeps the text but drops elapsed-time figures. `pattern` is what the stub shows.
  *
- * @example
- * ```ts
- * import type { SearchTextKind } from "@ctxkit/governor"
- *
- * const grep: SearchTextKind = { kind: "search_text", pattern: (args) => typeof args["query"] === "string" ? args["query"] : undefined }
- * ```
- *
  * @category tool kinds
  * @since 0.1.0
  */
@@ -171,13 +136,6 @@ export interface SearchTextKind {
 
 /**
  * A tool that lists files (`find`, `glob`, `ls`). Never elided; its output's paths count for the usage summary.
- *
- * @example
- * ```ts
- * import type { ListFilesKind } from "@ctxkit/governor"
- *
- * const glob: ListFilesKind = { kind: "list_files" }
- * ```
  *
  * @category tool kinds
  * @since 0.1.0
@@ -192,13 +150,6 @@ export interface ListFilesKind {
  * A tool that runs a process or a shell command. Never elided; every whole word of its command names a path
  * for the usage summary.
  *
- * @example
- * ```ts
- * import type { ShellKind } from "@ctxkit/governor"
- *
- * const bash: ShellKind = { kind: "shell", command: (args) => typeof args["command"] === "string" ? args["command"] : undefined }
- * ```
- *
  * @category tool kinds
  * @since 0.1.0
  */
@@ -212,9 +163,16 @@ export interface ShellKind {
  *
  * @example
  * ```ts
- * import type { ToolKind } from "@ctxkit/governor"
+ * import type { ToolKind, ToolKinds } from "@ctxkit/governor"
  *
- * const kind: ToolKind = { kind: "list_files" }
+ * // One kind, shared by two tool names.
+ * const poll: ToolKind = {
+ *   kind: "bg_output",
+ *   taskId: (args) => typeof args["id"] === "string" ? args["id"] : undefined,
+ *   offset: (args) => typeof args["offset"] === "number" ? args["offset"] : undefined,
+ *   defaultLimit: 200
+ * }
+ * const myTools: ToolKinds = { job_output: poll, task_output: poll }
  * ```
  *
  * @category tool kinds
@@ -228,10 +186,17 @@ export type ToolKind = ReadFileKind | FileChangeKind | BgOutputKind | SearchText
  *
  * @example
  * ```ts
- * import type { ToolKindRule } from "@ctxkit/governor"
+ * import { govern, type ToolKindRule, type ToolKinds } from "@ctxkit/governor"
  *
- * const rule: ToolKindRule = (args) =>
- *   typeof args["file"] === "string" ? { kind: "read_file", path: () => String(args["file"]) } : undefined
+ * // A generic `fs` tool whose `op` argument says what the call is.
+ * const fs: ToolKindRule = (args) => {
+ *   const path = () => typeof args["path"] === "string" ? args["path"] : undefined
+ *   if (args["op"] === "read") return { kind: "read_file", path }
+ *   if (args["op"] === "write") return { kind: "write_file", path }
+ *   return undefined
+ * }
+ * const myTools: ToolKinds = { fs }
+ * govern([], { mode: "shadow", toolKinds: myTools }).elisions // []
  * ```
  *
  * @category tool kinds

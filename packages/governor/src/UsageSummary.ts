@@ -9,18 +9,11 @@ import * as Schema from "effect/Schema"
 import type { GovernOptions } from "./Govern.ts"
 import { analyze } from "./internal/analysis.ts"
 import { settingsOf } from "./internal/settings.ts"
-import { HEURISTIC_NOTE, summarizeUsage } from "./internal/usage.ts"
+import { summarizeUsage } from "./internal/usage.ts"
 
 /**
  * One tool's figures: results the model saw in full that name a path (`seen`), how many of them a later call
  * used (`used`), how many were only read again (`reread`), and the ratio as text (`"read_file 20/45"`).
- *
- * @example
- * ```ts
- * import type { ToolUsage } from "@ctxkit/governor"
- *
- * const usage: ToolUsage = { tool: "read_file", seen: 45, used: 20, reread: 6, ratio: "read_file 20/45" }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -34,15 +27,7 @@ export const ToolUsage = Schema.Struct({
 })
 
 /**
- * The type of {@link ToolUsage} values, as decoded.
- *
- * @example
- * ```ts
- * import { ToolUsage } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isToolUsage = (value: unknown): value is ToolUsage => Schema.is(ToolUsage)(value)
- * ```
+ * The type of `ToolUsage` values.
  *
  * @category models
  * @since 0.1.0
@@ -51,13 +36,6 @@ export type ToolUsage = typeof ToolUsage.Type
 
 /**
  * Results that name no path (background output, web, process output, writes, errors), by tool.
- *
- * @example
- * ```ts
- * import type { UnattributableUsage } from "@ctxkit/governor"
- *
- * const rest: UnattributableUsage = { tool: "run_process", results: 12 }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -68,35 +46,12 @@ export const UnattributableUsage = Schema.Struct({
 })
 
 /**
- * The type of {@link UnattributableUsage} values, as decoded.
- *
- * @example
- * ```ts
- * import { UnattributableUsage } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isUnattributableUsage = (value: unknown): value is UnattributableUsage => Schema.is(UnattributableUsage)(value)
- * ```
+ * The type of `UnattributableUsage` values.
  *
  * @category models
  * @since 0.1.0
  */
 export type UnattributableUsage = typeof UnattributableUsage.Type
-
-/**
- * The text every usage summary carries, saying what its figures are.
- *
- * @example
- * ```ts
- * import { USAGE_HEURISTIC_NOTE } from "@ctxkit/governor"
- *
- * USAGE_HEURISTIC_NOTE.startsWith("Heuristic") // true
- * ```
- *
- * @category constants
- * @since 0.1.0
- */
-export const USAGE_HEURISTIC_NOTE: string = HEURISTIC_NOTE
 
 /**
  * The usage summary. `heuristic` is always true and `note` says why; per-tool figures are in `tools`, results
@@ -107,7 +62,9 @@ export const USAGE_HEURISTIC_NOTE: string = HEURISTIC_NOTE
  * import { UsageSummary, usageSummary } from "@ctxkit/governor"
  * import * as Schema from "effect/Schema"
  *
- * Schema.is(UsageSummary)(usageSummary([], { mode: "shadow" })) // true
+ * // The summary travels as JSON (in the event or the report) and is read back, checked.
+ * const saved = JSON.stringify(usageSummary([], { mode: "shadow" }))
+ * Schema.decodeUnknownSync(UsageSummary)(JSON.parse(saved)).heuristic // true
  * ```
  *
  * @category schemas
@@ -125,15 +82,7 @@ export const UsageSummary = Schema.Struct({
 })
 
 /**
- * The type of {@link UsageSummary} values, as decoded.
- *
- * @example
- * ```ts
- * import { UsageSummary } from "@ctxkit/governor"
- * import * as Schema from "effect/Schema"
- *
- * const isUsageSummary = (value: unknown): value is UsageSummary => Schema.is(UsageSummary)(value)
- * ```
+ * The type of {@link UsageSummary} values.
  *
  * @category models
  * @since 0.1.0
@@ -143,7 +92,7 @@ export type UsageSummary = typeof UsageSummary.Type
 const summary = <M>(history: ReadonlyArray<M>, options?: GovernOptions<M>): UsageSummary => {
   const settings = settingsOf(options)
   const list: ReadonlyArray<M> = Array.isArray(history) ? history : []
-  const analysis = analyze(list, settings)
+  const { analysis } = analyze(list, settings, settings.previous)
   const elided = settings.mode === "on"
     ? new Set(analysis.decisions.map((d) => d.fact.callId))
     : new Set<string>()

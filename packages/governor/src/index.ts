@@ -7,14 +7,22 @@
  * @since 0.1.0
  */
 
-export * from "./ContextGoverned.ts"
-export * from "./ContextReport.ts"
-export * from "./ElisionStub.ts"
-export * from "./Govern.ts"
-export * from "./GovernorDiagnostics.ts"
-export * from "./ToolKinds.ts"
-export * from "./tools/Canonical.ts"
-export * from "./tools/ClaudeCode.ts"
-export * from "./tools/Seed.ts"
-export * from "./tools/SweAgent.ts"
-export * from "./UsageSummary.ts"
+export { ContextGoverned } from "./ContextGoverned.ts"
+export { ContextReport, contextReport, CriticalityReason, type ReportOptions, ReportSegment } from "./ContextReport.ts"
+export { ElidedCall, ElisionReason, elisionStub } from "./ElisionStub.ts"
+export {
+  Elision,
+  govern,
+  GovernMode,
+  type GovernOptions,
+  type GovernorAnalysis,
+  type GovernorDiagnostic,
+  type GovernResult
+} from "./Govern.ts"
+export { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
+export { type ToolArguments, type ToolContext, type ToolKind, type ToolKindRule, type ToolKinds } from "./ToolKinds.ts"
+export { canonicalToolKinds } from "./tools/Canonical.ts"
+export { claudeCodeToolKinds } from "./tools/ClaudeCode.ts"
+export { seedToolKinds } from "./tools/Seed.ts"
+export { sweAgentToolKinds } from "./tools/SweAgent.ts"
+export { UsageSummary, usageSummary } from "./UsageSummary.ts"

@@ -1,19 +1,13 @@
 import { approximateCounter } from "@ctxkit/budget"
 import { formats, type Message } from "@ctxkit/core"
-import {
-  ContextReport,
-  contextReport,
-  type GovernedReport,
-  MAX_REPORT_SEGMENTS,
-  type ReportOptions,
-  USAGE_HEURISTIC_NOTE,
-  UsageSummary,
-  usageSummary
-} from "@ctxkit/governor"
+import { ContextReport, contextReport, type ReportOptions, UsageSummary, usageSummary } from "@ctxkit/governor"
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
 import * as Schema from "effect/Schema"
+// Not exported from the root: the report's type in shadow/on, its segment limit and the usage note.
+import { type GovernedReport, MAX_REPORT_SEGMENTS } from "../src/ContextReport.ts"
+import { HEURISTIC_NOTE as USAGE_HEURISTIC_NOTE } from "../src/internal/usage.ts"
 import { body, call, calls, read, result, say, user } from "./helpers.ts"
 
 const governed = (history: ReadonlyArray<Message>, options: ReportOptions<Message> = {}): GovernedReport => {

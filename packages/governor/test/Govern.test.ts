@@ -6,13 +6,14 @@ import {
   govern,
   type GovernOptions,
   GovernorSettingAdjusted,
-  MAX_EVENT_CALL_IDS,
   type ToolKinds
 } from "@ctxkit/governor"
 import { deepFreeze } from "@ctxkit/testing"
+// The event's id limit (32, the spec's number) is not exported from the root.
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
 import * as Schema from "effect/Schema"
+import { MAX_EVENT_CALL_IDS } from "../src/ContextGoverned.ts"
 import { body, call, read, result, say, user } from "./helpers.ts"
 
 const on = (history: ReadonlyArray<Message>, options: GovernOptions<Message> = {}) =>

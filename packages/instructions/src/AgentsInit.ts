@@ -21,13 +21,6 @@ const SECTIONS: ReadonlyArray<readonly [string, string]> = [
 /**
  * The template written by `/init` for a new root AGENTS.md.
  *
- * @example
- * ```ts
- * import { AGENTS_INIT_TEMPLATE } from "@ctxkit/instructions"
- *
- * AGENTS_INIT_TEMPLATE.startsWith("# AGENTS.md") // true
- * ```
- *
  * @category init
  * @since 0.1.0
  */

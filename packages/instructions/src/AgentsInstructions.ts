@@ -17,13 +17,6 @@ import { directoriesDown, realPathOr } from "./internal/files.ts"
  * Which file supplied a directory's instructions: `override` (AGENTS.override.md), `agents` (AGENTS.md),
  * `legacy` (AGENT.md) or `claude` (CLAUDE.md, only with `claudeMdFallback`).
  *
- * @example
- * ```ts
- * import type { InstructionKind } from "@ctxkit/instructions"
- *
- * const kind: InstructionKind = "override"
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -31,13 +24,6 @@ export type InstructionKind = "override" | "agents" | "legacy" | "claude"
 
 /**
  * File names tried in each directory, first existing wins. `Agente.md` is deliberately absent: it is never read.
- *
- * @example
- * ```ts
- * import { INSTRUCTION_FILE_NAMES } from "@ctxkit/instructions"
- *
- * INSTRUCTION_FILE_NAMES.map(([name]) => name) // ["AGENTS.override.md", "AGENTS.md", "AGENT.md", "CLAUDE.md"]
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -47,13 +33,6 @@ export const INSTRUCTION_FILE_NAMES: ReadonlyArray<readonly [string, Instruction
 /**
  * Default cap on the bytes of instruction file text (32 KiB).
  *
- * @example
- * ```ts
- * import { DEFAULT_MAX_BYTES } from "@ctxkit/instructions"
- *
- * DEFAULT_MAX_BYTES // 32768
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -62,13 +41,6 @@ export const DEFAULT_MAX_BYTES = 32_768
 /**
  * Allowed range of `maxBytes`, inclusive.
  *
- * @example
- * ```ts
- * import { MAX_BYTES_RANGE } from "@ctxkit/instructions"
- *
- * MAX_BYTES_RANGE // [1024, 1048576]
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -76,13 +48,6 @@ export const MAX_BYTES_RANGE: readonly [number, number] = [1_024, 1_048_576]
 
 /**
  * The header placed above the assembled instructions.
- *
- * @example
- * ```ts
- * import { INSTRUCTIONS_HEADER } from "@ctxkit/instructions"
- *
- * INSTRUCTIONS_HEADER.startsWith("# Project instructions") // true
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -95,13 +60,6 @@ export const INSTRUCTIONS_HEADER = "# Project instructions\n" +
 /**
  * Label of the global instructions file (the config home is not shown to the model).
  *
- * @example
- * ```ts
- * import { GLOBAL_LABEL } from "@ctxkit/instructions"
- *
- * GLOBAL_LABEL // "<config home>"
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -109,14 +67,6 @@ export const GLOBAL_LABEL = "<config home>"
 
 /**
  * The notice line written when farther files were cut to fit `maxBytes`.
- *
- * @example
- * ```ts
- * import { truncationNotice } from "@ctxkit/instructions"
- *
- * truncationNotice(120, 1024)
- * // "[instructions truncated: 120 bytes of farther files omitted to fit maxBytes 1024; the closest files were kept]"
- * ```
  *
  * @category rendering
  * @since 0.1.0
@@ -152,13 +102,6 @@ export interface InstructionFile {
 
 /**
  * What the cap did to one file: kept `whole`, kept its `tail`, or `dropped`.
- *
- * @example
- * ```ts
- * import type { AssembledFile } from "@ctxkit/instructions"
- *
- * const f: AssembledFile = { label: "AGENTS.md", path: "/r/AGENTS.md", kind: "agents", status: "tail", bytes: 900, keptBytes: 300 }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -198,7 +141,7 @@ export interface AssembledInstructions {
   readonly files: ReadonlyArray<AssembledFile>
   /** Bytes of farther files left out. */
   readonly omittedBytes: number
-  /** The cap applied (after clamping into {@link MAX_BYTES_RANGE}). */
+  /** The cap applied (after clamping into `MAX_BYTES_RANGE`). */
   readonly maxBytes: number
 }
 
@@ -206,10 +149,10 @@ const clampMaxBytes = (maxBytes: number): number => clampBytes(maxBytes, MAX_BYT
 
 /**
  * Assembles instruction files (farthest first: global, workspace root, …, working directory) into one text under
- * {@link INSTRUCTIONS_HEADER}, each under a `## label` line, capped at `maxBytes` of file text.
+ * `INSTRUCTIONS_HEADER`, each under a `## label` line, capped at `maxBytes` of file text.
  *
  * The closest files are kept whole; the first that does not fit keeps its tail and is labelled
- * `(beginning truncated)`; farther files are dropped, and a {@link truncationNotice} line says how many bytes were
+ * `(beginning truncated)`; farther files are dropped, and a `truncationNotice` line says how many bytes were
  * omitted. `maxBytes` is clamped into 1,024–1,048,576. Pure.
  *
  * @example
@@ -352,13 +295,6 @@ export const loadInstructions: (
 
 /**
  * One line of {@link explainInstructions}: a directory (or the global scope) and the file applied there.
- *
- * @example
- * ```ts
- * import type { ExplainedDirectory } from "@ctxkit/instructions"
- *
- * const line: ExplainedDirectory = { scope: "project", directory: ".", file: "AGENTS.md", kind: "agents" }
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -78,13 +78,6 @@ export interface TouchedPath {
 /**
  * A nested file attached by {@link attachNestedInstructions}.
  *
- * @example
- * ```ts
- * import type { NestedFile } from "@ctxkit/instructions"
- *
- * const f: NestedFile = { path: "/r/pkg/AGENTS.md", label: "pkg/AGENTS.md", kind: "agents", text: "Run the pkg tests." }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -130,13 +123,6 @@ export interface NestedAttachment {
 /**
  * Heading of nested instructions attached to a read tool's result.
  *
- * @example
- * ```ts
- * import { NESTED_READ_HEADER } from "@ctxkit/instructions"
- *
- * NESTED_READ_HEADER.startsWith("[Instructions") // true
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -145,13 +131,6 @@ export const NESTED_READ_HEADER =
 
 /**
  * Heading of nested instructions returned instead of running a write or process call.
- *
- * @example
- * ```ts
- * import { NESTED_RECONSIDER_HEADER } from "@ctxkit/instructions"
- *
- * NESTED_RECONSIDER_HEADER.startsWith("[Not executed") // true
- * ```
  *
  * @category constants
  * @since 0.1.0

@@ -16,13 +16,6 @@ import { splitFrontmatter } from "./SkillValidation.ts"
 /**
  * One catalog line: what the model sees of a skill before loading it, and its approximate token cost.
  *
- * @example
- * ```ts
- * import type { SkillCatalogEntry } from "@ctxkit/instructions"
- *
- * const e: SkillCatalogEntry = { name: "pdf", description: "Fill PDF forms.", source: "project", tokens: 250 }
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -63,13 +56,6 @@ export interface SkillCatalog {
 /**
  * Default size above which the catalog is replaced by a pointer to search, in characters.
  *
- * @example
- * ```ts
- * import { SKILL_CATALOG_MAX_CHARS } from "@ctxkit/instructions"
- *
- * SKILL_CATALOG_MAX_CHARS // 8000
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -77,13 +63,6 @@ export const SKILL_CATALOG_MAX_CHARS = 8_000
 
 /**
  * Header of the catalog text.
- *
- * @example
- * ```ts
- * import { SKILL_CATALOG_HEADER } from "@ctxkit/instructions"
- *
- * SKILL_CATALOG_HEADER.startsWith("# Skills") // true
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -97,9 +76,23 @@ export const SKILL_CATALOG_HEADER = "# Skills\n" +
  *
  * @example
  * ```ts
- * import { skillCatalog } from "@ctxkit/instructions"
+ * import { type Skill, skillCatalog } from "@ctxkit/instructions"
  *
- * skillCatalog({ skills: [], shadowed: [], diagnostics: [], roots: [] }).text // ""
+ * const pdf: Skill = {
+ *   name: "pdf-tools",
+ *   description: "Fill and merge PDF forms.",
+ *   source: "project",
+ *   plugin: undefined,
+ *   directory: "/repo/.agents/skills/pdf-tools",
+ *   file: "/repo/.agents/skills/pdf-tools/SKILL.md",
+ *   chars: 2_400,
+ *   tokens: 600,
+ *   enabled: true,
+ *   locked: false
+ * }
+ * const catalog = skillCatalog({ skills: [pdf] })
+ * catalog.mode // "list": small enough to list every skill
+ * catalog.totalTokens // 600
  * ```
  *
  * @category catalog
@@ -173,11 +166,6 @@ const findEnabled = (discovery: Pick<SkillDiscovery, "skills">, name: string): E
 /**
  * A loaded skill: its body (the `SKILL.md` text after the frontmatter) and its token cost.
  *
- * @example
- * ```ts
- * import type { LoadedSkill } from "@ctxkit/instructions"
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -224,13 +212,6 @@ export const loadSkill: (
 
 /**
  * Default cap on a skill resource, in bytes (256 KiB).
- *
- * @example
- * ```ts
- * import { SKILL_RESOURCE_MAX_BYTES } from "@ctxkit/instructions"
- *
- * SKILL_RESOURCE_MAX_BYTES // 262144
- * ```
  *
  * @category constants
  * @since 0.1.0

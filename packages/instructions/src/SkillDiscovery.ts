@@ -15,13 +15,6 @@ import { validateSkillFile } from "./SkillValidation.ts"
 /**
  * Where a skill root comes from, in precedence order: `project`, `config`, `user`, `plugin`.
  *
- * @example
- * ```ts
- * import type { SkillSource } from "@ctxkit/instructions"
- *
- * const source: SkillSource = "project"
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -29,13 +22,6 @@ export type SkillSource = "project" | "config" | "user" | "plugin"
 
 /**
  * A directory registered by a plugin; its skills are shown as `plugin:name` and locked.
- *
- * @example
- * ```ts
- * import type { PluginSkills } from "@ctxkit/instructions"
- *
- * const p: PluginSkills = { plugin: "vercel", directory: "/plugins/vercel/skills" }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -49,13 +35,6 @@ export interface PluginSkills {
 
 /**
  * Local overrides: names of winning skills the user disabled.
- *
- * @example
- * ```ts
- * import type { SkillOverrides } from "@ctxkit/instructions"
- *
- * const o: SkillOverrides = { disabled: ["pdf"] }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -105,13 +84,6 @@ export interface SkillDiscoveryOptions {
 
 /**
  * A skill root: a directory to walk and where it comes from.
- *
- * @example
- * ```ts
- * import type { SkillRoot } from "@ctxkit/instructions"
- *
- * const root: SkillRoot = { directory: "/repo/.agents/skills", source: "project", plugin: undefined }
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -186,16 +158,6 @@ export interface SkillDiscovery {
  * each directory from `cwd` up to the workspace root; trusted projects only), configured paths,
  * `~/.agents/skills` and `<config home>/skills`, then plugin directories.
  *
- * @example
- * ```ts
- * import { skillRoots } from "@ctxkit/instructions"
- * import * as Effect from "effect/Effect"
- * import * as Path from "effect/Path"
- *
- * const roots = Effect.runSync(Effect.provide(skillRoots({ workspaceRoot: "/r", trusted: false, homeDirectory: "/h" }), Path.layer))
- * roots.map((r) => r.directory) // ["/h/.agents/skills"]
- * ```
- *
  * @category discovery
  * @since 0.1.0
  */
@@ -227,13 +189,6 @@ export const skillRoots = (options: SkillDiscoveryOptions): Effect.Effect<Readon
 
 /**
  * Default walk limits: 5 levels deep, 2,000 directories for the whole discovery (all roots together).
- *
- * @example
- * ```ts
- * import { SKILL_WALK_LIMITS } from "@ctxkit/instructions"
- *
- * SKILL_WALK_LIMITS // { maxDepth: 5, maxDirectories: 2000 }
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -325,7 +280,7 @@ const readSkill = Effect.fnUntraced(function*(directory: string) {
 })
 
 /**
- * Discovers skills: walks each root of {@link skillRoots} in order (at most `maxDepth` levels below each root and
+ * Discovers skills: walks each root of `skillRoots` in order (at most `maxDepth` levels below each root and
  * `maxDirectories` directories for all roots together, with one `directory-limit` diagnostic when it stops; hidden directories and `node_modules` skipped; no descent into a skill; directories
  * de-duplicated by real path), validates each `SKILL.md`, keeps the first skill of each name and reports later
  * ones as shadowed. Disabled winners stay winners (`enabled: false`): their shadowed copies are not promoted.
@@ -416,11 +371,6 @@ export const discoverSkills: (
 /**
  * The report of {@link validateSkill}: each `SKILL.md` found under the path with its validation, plus walk
  * diagnostics.
- *
- * @example
- * ```ts
- * import type { SkillValidationReport } from "@ctxkit/instructions"
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -14,13 +14,6 @@ import type { SkillDiscovery, SkillOverrides } from "./SkillDiscovery.ts"
 /**
  * The result of {@link setSkillEnabled}: the new overrides and what happened.
  *
- * @example
- * ```ts
- * import type { SkillToggle } from "@ctxkit/instructions"
- *
- * const t: SkillToggle = { overrides: { disabled: [] }, change: "unchanged" }
- * ```
- *
  * @category models
  * @since 0.1.0
  */

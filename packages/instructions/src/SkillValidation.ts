@@ -34,13 +34,6 @@ export interface SkillDiagnostic {
 /**
  * Maximum length of a skill name, in characters.
  *
- * @example
- * ```ts
- * import { SKILL_NAME_MAX } from "@ctxkit/instructions"
- *
- * SKILL_NAME_MAX // 64
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -49,13 +42,6 @@ export const SKILL_NAME_MAX = 64
 /**
  * Maximum length of a skill description, in characters.
  *
- * @example
- * ```ts
- * import { SKILL_DESCRIPTION_MAX } from "@ctxkit/instructions"
- *
- * SKILL_DESCRIPTION_MAX // 1024
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -63,13 +49,6 @@ export const SKILL_DESCRIPTION_MAX = 1_024
 
 /**
  * Maximum size of a `SKILL.md`, in bytes.
- *
- * @example
- * ```ts
- * import { SKILL_FILE_MAX_BYTES } from "@ctxkit/instructions"
- *
- * SKILL_FILE_MAX_BYTES // 64000
- * ```
  *
  * @category constants
  * @since 0.1.0
@@ -81,15 +60,6 @@ const error = (code: string, message: string): SkillDiagnostic => ({ severity: "
 /**
  * Checks a skill name against the Agent Skills rules — 1–64 characters, lowercase letters and digits with single
  * hyphens, no leading or trailing hyphen — returning one diagnostic per broken rule (none when valid).
- *
- * @example
- * ```ts
- * import { validateSkillName } from "@ctxkit/instructions"
- *
- * validateSkillName("good-name") // []
- * validateSkillName("Bad--Name").map((d) => d.code) // ["name-characters", "name-consecutive-hyphens"]
- * validateSkillName("-lead").map((d) => d.code) // ["name-leading-hyphen"]
- * ```
  *
  * @category validation
  * @since 0.1.0
@@ -139,13 +109,6 @@ export interface SkillFileValidation {
  * Splits a `SKILL.md` into its YAML frontmatter and body; `undefined` frontmatter when it does not start with a
  * `---` line closed by another `---` line.
  *
- * @example
- * ```ts
- * import { splitFrontmatter } from "@ctxkit/instructions"
- *
- * splitFrontmatter("---\nname: x\n---\nbody") // { frontmatter: "name: x", body: "body" }
- * ```
- *
  * @category parsing
  * @since 0.1.0
  */
@@ -161,7 +124,7 @@ export const splitFrontmatter = (
 
 /**
  * Validates the text of a `SKILL.md` and reports every problem in one pass: frontmatter present and a YAML
- * mapping (parsed with the `yaml` package), name rules ({@link validateSkillName}), description required and at
+ * mapping (parsed with the `yaml` package), name rules (`validateSkillName`), description required and at
  * most 1,024 characters, file at most 64,000 bytes, and — a warning only — a directory name that differs from the
  * skill name. Pure.
  *

@@ -4,16 +4,15 @@ import {
   emptyNestedState,
   explainInstructions,
   type InstructionFile,
-  INSTRUCTIONS_HEADER,
   loadInstructions,
-  planNestedAttachment,
-  truncationNotice
+  planNestedAttachment
 } from "@ctxkit/instructions"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { INSTRUCTIONS_HEADER, truncationNotice } from "../src/AgentsInstructions.ts"
 import { tempDir, writeTree } from "./helpers.ts"
 
 const file = (label: string, text: string): InstructionFile => ({

@@ -7,10 +7,8 @@ import {
   setSkillEnabled,
   skillCatalog,
   skillResource,
-  skillRoots,
   validateSkill,
-  validateSkillFile,
-  validateSkillName
+  validateSkillFile
 } from "@ctxkit/instructions"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
@@ -18,6 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Path from "effect/Path"
 import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs"
 import { join } from "node:path"
+import { skillRoots } from "../src/SkillDiscovery.ts"
+import { validateSkillName } from "../src/SkillValidation.ts"
 import { tempDir, writeTree } from "./helpers.ts"
 
 const skill = (name: string, description = `Does ${name} things.`, body = `Body of ${name}.`) =>

@@ -62,14 +62,10 @@ import {
   emptyNestedState,
   explainInstructions,
   initAgentsFile,
-  INSTRUCTIONS_HEADER,
   loadInstructions,
   readSkillOverrides,
   saveSkillOverrides,
   setSkillEnabled,
-  SKILL_WALK_LIMITS,
-  skillRoots,
-  truncationNotice,
   validateSkillFile
 } from "@ctxkit/instructions"
 import { NodeServices } from "@effect/platform-node"
@@ -78,6 +74,8 @@ import * as Effect from "effect/Effect"
 import * as Path from "effect/Path"
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { INSTRUCTIONS_HEADER, truncationNotice } from "../src/AgentsInstructions.ts"
+import { SKILL_WALK_LIMITS, skillRoots } from "../src/SkillDiscovery.ts"
 import { tempDir, writeTree } from "./helpers.ts"
 
 const skill = (name: string, description = `Does ${name} things.`, body = `Body of ${name}.`) =>

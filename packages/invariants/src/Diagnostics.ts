@@ -16,14 +16,6 @@ const { min, max } = INVARIANTS_LIMITS.maxChars
  * (the default 4,000 for a value that is not a finite number, the nearest bound for one out of range, the
  * integer part of a fraction). `given` is the value as text (`"NaN"`, `"500"`, `"Infinity"`).
  *
- * @example
- * ```ts
- * import { MaxCharsAdjusted } from "@ctxkit/invariants"
- *
- * new MaxCharsAdjusted({ given: "500", used: 1_000 }).message
- * // "context.invariants.maxChars = 500 is out of range; used 1000 instead. ..."
- * ```
- *
  * @category diagnostics
  * @since 0.1.0
  */
@@ -47,14 +39,6 @@ export class MaxCharsAdjusted extends Schema.TaggedClass<MaxCharsAdjusted>("@ctx
  * `<` or `>`, any of which could break the block's header: the default `ctxkit` was written instead.
  * `given` is the value as a JSON string.
  *
- * @example
- * ```ts
- * import { MaintainerAdjusted } from "@ctxkit/invariants"
- *
- * new MaintainerAdjusted({ given: "\"Ali\\nsio\"", used: "ctxkit" }).message
- * // "The invariants maintainer name \"Ali\\nsio\" cannot be written in the block header; ..."
- * ```
- *
  * @category diagnostics
  * @since 0.1.0
  */
@@ -74,13 +58,6 @@ export class MaintainerAdjusted
 
 /**
  * Why a part of the sources was left out of the block.
- *
- * @example
- * ```ts
- * import type { SourceProblem } from "@ctxkit/invariants"
- *
- * const problem: SourceProblem = "too_long"
- * ```
  *
  * @category models
  * @since 0.1.0
@@ -112,14 +89,6 @@ const PROBLEMS = {
  * A part of the sources was left out of the block: `path` names it (`instructions[20]`, `goal`,
  * `grants.names[1]`), `problem` says why. This is input the host should not have passed; it is not counted
  * in the block's omission line, which only counts items left out for `maxChars`.
- *
- * @example
- * ```ts
- * import { SourceIgnored } from "@ctxkit/invariants"
- *
- * new SourceIgnored({ path: "grants.names[0]", problem: "not_a_name" }).message
- * // "grants.names[0] was left out of the invariants block: it is not a grant name ..."
- * ```
  *
  * @category diagnostics
  * @since 0.1.0

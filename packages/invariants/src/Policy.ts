@@ -25,14 +25,6 @@ export const INVARIANTS_POLICY = 1 as const
  * `maxChars` of the whole block (default 4,000, allowed 1,000–20,000), at most `instructions` (20) user
  * instructions, each at most `instructionChars` (500) long.
  *
- * @example
- * ```ts
- * import { INVARIANTS_LIMITS } from "@ctxkit/invariants"
- *
- * INVARIANTS_LIMITS.maxChars.default // 4000
- * INVARIANTS_LIMITS.instructions // 20
- * ```
- *
  * @category constants
  * @since 0.1.0
  */

@@ -29,13 +29,6 @@ import {
 /**
  * The kind of one item of the block, as the context report counts them.
  *
- * @example
- * ```ts
- * import type { InvariantKind } from "@ctxkit/invariants"
- *
- * const kind: InvariantKind = "criterion"
- * ```
- *
  * @category models
  * @since 0.1.0
  */
@@ -43,13 +36,6 @@ export type InvariantKind = "instruction" | "goal" | "plan" | "criterion" | "gra
 
 /**
  * How many items of each kind, and in total.
- *
- * @example
- * ```ts
- * import type { InvariantCounts } from "@ctxkit/invariants"
- *
- * const counts: InvariantCounts = { total: 3, instruction: 2, goal: 1, plan: 0, criterion: 0, grant: 0 }
- * ```
  *
  * @category models
  * @since 0.1.0

@@ -12,13 +12,6 @@ import * as Schema from "effect/Schema"
  * The goal statuses under which the goal is live and goes into the block: `active`, `paused`, `blocked`
  * and `budget_limited`. A goal in any other status (`completed`, `abandoned`, …) is left out.
  *
- * @example
- * ```ts
- * import { LIVE_GOAL_STATUSES } from "@ctxkit/invariants"
- *
- * LIVE_GOAL_STATUSES.includes("paused") // true
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -28,13 +21,6 @@ export const LIVE_GOAL_STATUSES: ReadonlyArray<string> = ["active", "paused", "b
  * The plan statuses under which a plan counts as approved by the user: `approved` and `implementing`.
  * A plan given without a status is taken as approved (the host passes only the plan the user approved).
  *
- * @example
- * ```ts
- * import { APPROVED_PLAN_STATUSES } from "@ctxkit/invariants"
- *
- * APPROVED_PLAN_STATUSES.includes("draft") // false
- * ```
- *
  * @category constants
  * @since 0.1.0
  */
@@ -42,14 +28,7 @@ export const APPROVED_PLAN_STATUSES: ReadonlyArray<string> = ["approved", "imple
 
 /**
  * The session's goal and its status. It goes into the block, whole and never cut, only while its status is
- * one of {@link LIVE_GOAL_STATUSES}.
- *
- * @example
- * ```ts
- * import type { InvariantGoal } from "@ctxkit/invariants"
- *
- * const goal: InvariantGoal = { text: "Migrate the CLI to Effect 4", status: "active" }
- * ```
+ * one of `LIVE_GOAL_STATUSES`.
  *
  * @category schemas
  * @since 0.1.0
@@ -62,14 +41,7 @@ export const InvariantGoal = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantGoal} schema.
- *
- * @example
- * ```ts
- * import type { InvariantGoal } from "@ctxkit/invariants"
- *
- * const goal: InvariantGoal = { text: "Ship v2", status: "paused" }
- * ```
+ * The type of a value of the `InvariantGoal` schema.
  *
  * @category models
  * @since 0.1.0
@@ -79,14 +51,7 @@ export type InvariantGoal = typeof InvariantGoal.Type
 /**
  * A plan the user approved: its title, revision number and content hash (only the first 8 characters of
  * the hash go into the block). With a `status`, the plan goes in only when it is one of
- * {@link APPROVED_PLAN_STATUSES}.
- *
- * @example
- * ```ts
- * import type { InvariantPlan } from "@ctxkit/invariants"
- *
- * const plan: InvariantPlan = { title: "Split the parser", revision: 3, hash: "9f2c1a7be04d", status: "implementing" }
- * ```
+ * `APPROVED_PLAN_STATUSES`.
  *
  * @category schemas
  * @since 0.1.0
@@ -103,14 +68,7 @@ export const InvariantPlan = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantPlan} schema.
- *
- * @example
- * ```ts
- * import type { InvariantPlan } from "@ctxkit/invariants"
- *
- * const plan: InvariantPlan = { title: "Split the parser", revision: 1, hash: "9f2c1a7b" }
- * ```
+ * The type of a value of the `InvariantPlan` schema.
  *
  * @category models
  * @since 0.1.0
@@ -121,13 +79,6 @@ export type InvariantPlan = typeof InvariantPlan.Type
  * One acceptance criterion of the session: its text, whether it is required, and whether it applies
  * (`applicable: false` leaves it out of the block). Live state (passing, failing) is deliberately not part of
  * it: the block is standing context, not a status report.
- *
- * @example
- * ```ts
- * import type { InvariantCriterion } from "@ctxkit/invariants"
- *
- * const criterion: InvariantCriterion = { text: "npm test passes", required: true }
- * ```
  *
  * @category schemas
  * @since 0.1.0
@@ -142,14 +93,7 @@ export const InvariantCriterion = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantCriterion} schema.
- *
- * @example
- * ```ts
- * import type { InvariantCriterion } from "@ctxkit/invariants"
- *
- * const criterion: InvariantCriterion = { text: "Docs updated", required: false, applicable: false }
- * ```
+ * The type of a value of the `InvariantCriterion` schema.
  *
  * @category models
  * @since 0.1.0
@@ -162,13 +106,6 @@ export type InvariantCriterion = typeof InvariantCriterion.Type
  * arguments: a name must look like a name (letters, digits and `_ . : @ + -`, at most 100 characters), and
  * directories are only counted.
  *
- * @example
- * ```ts
- * import type { InvariantGrants } from "@ctxkit/invariants"
- *
- * const grants: InvariantGrants = { names: ["write_file", "analysis.run"], externalDirectories: 2 }
- * ```
- *
  * @category schemas
  * @since 0.1.0
  */
@@ -180,14 +117,7 @@ export const InvariantGrants = Schema.Struct({
 })
 
 /**
- * The type of a value of the {@link InvariantGrants} schema.
- *
- * @example
- * ```ts
- * import type { InvariantGrants } from "@ctxkit/invariants"
- *
- * const grants: InvariantGrants = { names: ["analysis.run"], externalDirectories: 0 }
- * ```
+ * The type of a value of the `InvariantGrants` schema.
  *
  * @category models
  * @since 0.1.0

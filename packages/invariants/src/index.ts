@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 
-export * from "./AcceptQuotes.ts"
-export * from "./Diagnostics.ts"
-export * from "./Policy.ts"
-export * from "./RenderInvariants.ts"
-export * from "./Sources.ts"
-export * from "./WithInvariants.ts"
+export { acceptQuotes, type AcceptQuotesOptions, type QuoteAcceptance, QuoteRejected } from "./AcceptQuotes.ts"
+export { type InvariantsDiagnostic } from "./Diagnostics.ts"
+export { INVARIANTS_POLICY } from "./Policy.ts"
+export { buildInvariants, type InvariantsBlock, renderInvariants } from "./RenderInvariants.ts"
+export { type InvariantsOptions, InvariantSources } from "./Sources.ts"
+export { withInvariants, type WithInvariantsOptions } from "./WithInvariants.ts"

@@ -2,7 +2,6 @@ import { formats, type MessageFormat } from "@ctxkit/core"
 import {
   acceptQuotes,
   buildInvariants,
-  INVARIANTS_LIMITS,
   type InvariantsBlock,
   type InvariantsOptions,
   type InvariantSources
@@ -10,6 +9,7 @@ import {
 import { deepFreeze, type FormatName, formatNames, formatOf, purityViolations, render, scenario } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { INVARIANTS_LIMITS } from "../src/Policy.ts"
 import { runs } from "../../../tests/runs.ts"
 
 // quality.md L13: block ≤ maxChars; items never cut; no early close; every kept quote is a literal substring of

@@ -1,15 +1,8 @@
-import {
-  buildInvariants,
-  INVARIANTS_LIMITS,
-  INVARIANTS_POLICY,
-  type InvariantSources,
-  MaintainerAdjusted,
-  MaxCharsAdjusted,
-  renderInvariants,
-  SourceIgnored
-} from "@ctxkit/invariants"
+import { buildInvariants, INVARIANTS_POLICY, type InvariantSources, renderInvariants } from "@ctxkit/invariants"
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { MaintainerAdjusted, MaxCharsAdjusted, SourceIgnored } from "../src/Diagnostics.ts"
+import { INVARIANTS_LIMITS } from "../src/Policy.ts"
 
 // The block exactly as the seed (agents-skills-governor.es.txt, "Invariantes tras una compactación") shows it.
 const SEED_BLOCK = `<invariants policy="1">

@@ -1,52 +1,25 @@
 /**
- * The governor's single analysis of a history: every call resolved to a tool kind, every result with what the
- * rules need, the last turn, and — over the epoch window — which results a later result made redundant. One
- * forward pass and one backward pass: linear in the history.
+ * The governor's analysis of a history, in three steps a reader can take one at a time:
+ *
+ * 1. `resolve.ts` — what each tool call is (the harness's tool mapping);
+ * 2. `evidence.ts` — what each successful result says (a read's digest, a search's matches, …);
+ * 3. `redundancy.ts` — which results of the epoch window a later result made redundant.
+ *
+ * This file runs steps 1 and 2 over the messages, oldest first, into a {@link Ledger}: one record per message,
+ * per call and per result. Nothing in a record depends on a later message, so a ledger is EXTENDED when the
+ * history grows — each message is read once per session — and step 3 then runs on the ledger alone.
  *
  * @internal
  */
-import type { MessageFormat, ToolCallInfo, ToolResultInfo } from "@ctxkit/core"
-import { type ElidedCall, type ElisionReason, elisionStub } from "../ElisionStub.ts"
-import type {
-  BgOutputKind,
-  ReadFileKind,
-  SearchTextKind,
-  ToolArguments,
-  ToolContext,
-  ToolKind,
-  ToolKindRule,
-  ToolKinds
-} from "../ToolKinds.ts"
-import { argumentsKey, parseArguments, stringArg } from "./args.ts"
-import type { Settings } from "./settings.ts"
-import { sha256Hex, utf8Length } from "./sha256.ts"
-import { lineNumber } from "./text.ts"
+import type { MessageFormat } from "@ctxkit/core"
+import type { ElidedCall, ElisionReason } from "../ElisionStub.ts"
+import type { GovernorAnalysis } from "../Govern.ts"
+import type { ToolKinds } from "../ToolKinds.ts"
+import { isEmptyOutput, nextOffsetOf, type ReadDigest, readDigest, searchKey } from "./evidence.ts"
+import { decide } from "./redundancy.ts"
+import { resolveCall, type Resolved } from "./resolve.ts"
 
-/** Reads over this many UTF-8 bytes are never hashed by the governor (the seed's tools report no sha256 there). */
-export const MAX_HASHED_BYTES = 1024 * 1024
-
-/** A call resolved through the tool mapping. */
-export type Resolved =
-  | {
-    readonly kind: "read_file"
-    readonly path: string
-    readonly startLine: number | undefined
-    readonly limit: number | undefined
-    readonly partial: boolean
-    readonly spec: ReadFileKind
-    readonly opensFile: boolean
-  }
-  | { readonly kind: "write_file" | "edit_file"; readonly path: string; readonly opensFile: boolean }
-  | {
-    readonly kind: "bg_output"
-    readonly taskId: string
-    readonly offset: number
-    readonly key: string
-    readonly spec: BgOutputKind
-  }
-  | { readonly kind: "search_text"; readonly pattern: string; readonly key: string; readonly spec: SearchTextKind }
-  | { readonly kind: "list_files"; readonly paths: ReadonlyArray<string> }
-  | { readonly kind: "shell"; readonly command: string }
+export type { Resolved } from "./resolve.ts"
 
 /** One tool call, where it was issued and what it is. */
 export interface CallRecord {
@@ -65,6 +38,7 @@ export interface ResultFact {
   readonly callId: string
   /** The tool name: the call's, else the result's own, else `"unknown"`. */
   readonly tool: string
+  /** The call it answers (the latest call with its id, as `toolGroups` pairs them). */
   readonly call: CallRecord | undefined
   readonly isError: boolean
   readonly text: string
@@ -72,411 +46,291 @@ export interface ResultFact {
   readonly protectedMessage: boolean
   /** A bg_output query that continues from an earlier `next_offset`: never elided. */
   readonly continuation: boolean
-}
-
-/** One result the policy replaces by a stub (in `on`) or would (in `shadow`). */
-export interface Decision {
-  readonly fact: ResultFact
-  readonly reason: ElisionReason
-  readonly supersededBy: string
-  readonly stub: string
-  readonly call: ElidedCall
+  /** A successful read's digest, when the tool reported one or `hashReads` computed it. */
+  readonly digest: ReadDigest | undefined
+  /** A successful search's duplicate key (arguments and matches). */
+  readonly searchKey: string | undefined
+  /** A bg_output result with no output. */
+  readonly empty: boolean
 }
 
 /** Per message: what the report and the last-turn rule need. */
 export interface MessageFacts {
   readonly role: "system" | "user" | "assistant" | "tool"
-  /** A user message that is neither a checkpoint nor the invariants block. */
+  /** A user message that is neither a checkpoint nor the invariants block: it starts a turn. */
   readonly normalUser: boolean
   readonly summary: boolean
   readonly pinned: boolean
   readonly invariants: boolean
 }
 
-/** The whole analysis. */
+/** One result the policy replaces by a stub (in `on`) or would (in `shadow`). */
+export interface Decision {
+  readonly fact: ResultFact
+  readonly reason: ElisionReason
+  /** The call id of the later result that made it redundant. */
+  readonly supersededBy: string
+  readonly stub: string
+  readonly call: ElidedCall
+}
+
+/** What a ledger was built with: a ledger is only extended under the same format, mapping and hashing. */
+interface LedgerSettings<M> {
+  readonly format: MessageFormat<M>
+  readonly toolKinds: ToolKinds
+  readonly hashReads: boolean
+}
+
+/**
+ * The records of steps 1 and 2, appended to message by message. Its arrays only ever grow; an {@link Analysis}
+ * is a view of the first `length` messages. A ledger is only appended to with the messages of a history that
+ * agrees with all it read, so the records any analysis sees never change.
+ */
+interface Ledger<M> extends LedgerSettings<M> {
+  /** The messages read so far (by identity: a grown history must start with exactly these objects). */
+  readonly history: Array<M>
+  readonly messages: Array<MessageFacts>
+  readonly calls: Array<CallRecord>
+  readonly facts: Array<ResultFact>
+  /** `assistantsUpTo[k]`: assistant messages among the first k messages (so it has one more entry). */
+  readonly assistantsUpTo: Array<number>
+  /** Indexes of the normal user messages, ascending: the turn starts. */
+  readonly turnStarts: Array<number>
+  /** The latest call for each id. */
+  readonly callsById: Map<string, CallRecord>
+  /** Per background task, the offsets an earlier result said to continue from. */
+  readonly continueOffsets: Map<string, Set<number>>
+  /** The last path opened by a kind with `opensFile` (SWE-agent's `open`). */
+  currentFile: string | undefined
+}
+
+/** The analysis of a history: its records, the last turn, and the decisions over its epoch window. */
 export interface Analysis {
   readonly messages: ReadonlyArray<MessageFacts>
   readonly calls: ReadonlyArray<CallRecord>
   readonly facts: ReadonlyArray<ResultFact>
-  /** Index of the first message of the last turn of the whole history (its length when there is no user message). */
+  /** Index of the first message of the last turn of the whole history (0 when there is no normal user message). */
   readonly lastTurnStart: number
   /** The epoch window: messages `[0, windowEnd)` are eligible. */
   readonly windowEnd: number
   readonly decisions: ReadonlyArray<Decision>
 }
 
+/** A kept analysis: its view, the ledger it reads, and what the decisions were made for. */
+export interface AnalysisState<M> {
+  readonly analysis: Analysis
+  readonly ledger: Ledger<M>
+  readonly length: number
+  readonly minAgeTurns: number
+}
+
 const INVARIANTS_OPEN = "<invariants"
 
-const ruleOf = (kinds: ToolKinds, name: string): ToolKindRule | undefined =>
-  Object.hasOwn(kinds, name) ? kinds[name] : Object.hasOwn(kinds, "*") ? kinds["*"] : undefined
+const newLedger = <M>(settings: LedgerSettings<M>): Ledger<M> => ({
+  format: settings.format,
+  toolKinds: settings.toolKinds,
+  hashReads: settings.hashReads,
+  history: [],
+  messages: [],
+  calls: [],
+  facts: [],
+  assistantsUpTo: [0],
+  turnStarts: [],
+  callsById: new Map(),
+  continueOffsets: new Map(),
+  currentFile: undefined
+})
 
-/** Calls a user accessor; a throwing accessor reads as "no value" (a harness mapping must not crash a request). */
-const attempt = <A>(f: (() => A | undefined) | undefined): A | undefined => {
-  if (f === undefined) return undefined
-  try {
-    return f()
-  } catch {
-    return undefined
+/** What kind of message it is: a checkpoint, the invariants block, or a normal user message starting a turn. */
+const messageFacts = <M>(message: M, format: MessageFormat<M>): MessageFacts => {
+  const role = format.role(message)
+  const summary = format.isSummary(message)
+  const pinned = format.isPinned(message)
+  const invariants = role === "user" && !summary && format.text(message).trimStart().startsWith(INVARIANTS_OPEN)
+  return { role, normalUser: role === "user" && !summary && !invariants, summary, pinned, invariants }
+}
+
+/** Reads one message into the ledger: the message, then its calls, then its results (in that order). */
+const append = <M>(ledger: Ledger<M>, message: M): void => {
+  const { format } = ledger
+  const index = ledger.history.length
+  const facts = messageFacts(message, format)
+  ledger.history.push(message)
+  ledger.messages.push(facts)
+  if (facts.normalUser) ledger.turnStarts.push(index)
+  const assistantsBefore = ledger.assistantsUpTo[index] ?? 0
+  ledger.assistantsUpTo.push(assistantsBefore + (facts.role === "assistant" ? 1 : 0))
+
+  for (const call of format.toolCalls(message)) {
+    const { pathArgument, resolved } = resolveCall(ledger.toolKinds, call, ledger.currentFile)
+    const record: CallRecord = { index, id: call.id, name: call.name, resolved, pathArgument }
+    ledger.calls.push(record)
+    // A reused id answers its latest call (as toolGroups pairs it).
+    ledger.callsById.set(call.id, record)
   }
-}
 
-const nonEmpty = (value: unknown): string | undefined =>
-  typeof value === "string" && value.length > 0 ? value : undefined
-
-const resolveKind = (kind: ToolKind, args: ToolArguments, context: ToolContext, raw: string): Resolved | undefined => {
-  switch (kind.kind) {
-    case "read_file": {
-      const path = nonEmpty(attempt(() => kind.path(args, context)))
-      if (path === undefined) return undefined
-      const startLine = lineNumber(attempt(() => kind.startLine?.(args, context)))
-      const limit = lineNumber(attempt(() => kind.limit?.(args, context)))
-      return {
-        kind: "read_file",
-        path,
-        startLine,
-        limit,
-        partial: startLine !== undefined || limit !== undefined ||
-          attempt(() => kind.partial?.(args, context)) === true,
-        spec: kind,
-        opensFile: kind.opensFile === true
-      }
-    }
-    case "write_file":
-    case "edit_file": {
-      const path = nonEmpty(attempt(() => kind.path(args, context)))
-      return path === undefined ? undefined : { kind: kind.kind, path, opensFile: kind.opensFile === true }
-    }
-    case "bg_output": {
-      const taskId = nonEmpty(attempt(() => kind.taskId(args, context)))
-      if (taskId === undefined) return undefined
-      const offset = lineNumber(attempt(() => kind.offset?.(args, context))) ?? 0
-      const limit = lineNumber(attempt(() => kind.limit?.(args, context))) ?? lineNumber(kind.defaultLimit)
-      return {
-        kind: "bg_output",
-        taskId,
-        offset,
-        key: `${taskId}\u0000${offset}\u0000${limit ?? "default"}`,
-        spec: kind
-      }
-    }
-    case "search_text": {
-      const pattern = nonEmpty(attempt(() => kind.pattern(args, context)))
-      if (pattern === undefined) return undefined
-      return { kind: "search_text", pattern, key: `${context.tool}\u0000${argumentsKey(raw)}`, spec: kind }
-    }
-    case "list_files": {
-      const paths = attempt(() => kind.paths?.(args, context))
-      return { kind: "list_files", paths: Array.isArray(paths) ? paths.filter((p) => typeof p === "string") : [] }
-    }
-    case "shell": {
-      const command = attempt(() => kind.command(args, context))
-      return typeof command === "string" ? { kind: "shell", command } : undefined
-    }
-    default:
-      return undefined
-  }
-}
-
-const resolveCall = (
-  kinds: ToolKinds,
-  call: ToolCallInfo,
-  currentFile: string | undefined
-): { readonly resolved: Resolved | undefined; readonly pathArgument: string | undefined } => {
-  const name = typeof call.name === "string" ? call.name : ""
-  const raw = typeof call.arguments === "string" ? call.arguments : ""
-  const rule = ruleOf(kinds, name)
-  if (rule === undefined || rule === null) {
-    // Unmapped: parse only when it may name a path, for the usage summary.
-    const pathArgument = raw.includes("path") ? stringArg(parseArguments(raw), "path", "file_path") : undefined
-    return { resolved: undefined, pathArgument }
-  }
-  const args = parseArguments(raw)
-  const context: ToolContext = { tool: name, raw, currentFile }
-  const kind = typeof rule === "function" ? attempt(() => rule(args, context)) : rule
-  if (typeof kind !== "object" || kind === null) return { resolved: undefined, pathArgument: undefined }
-  return { resolved: resolveKind(kind, args, context, raw), pathArgument: undefined }
-}
-
-/** The default `next_offset` reader: a `next_offset` number in the text. */
-const defaultNextOffset = (text: string): number | undefined => {
-  const m = /"?next_?offset"?\s*[:=]\s*(\d{1,15})/i.exec(text)
-  return m === null ? undefined : Number(m[1])
-}
-
-const ELAPSED =
-  /"?(?:elapsed|elapsed_?ms|elapsedMs|duration_?ms|durationMs|took|time_?ms)"?\s*[:=]\s*"?\d+(?:\.\d+)?\s*(?:ms|s)?"?\s*,?/gi
-
-const MAYBE_ELAPSED = /elapsed|duration|took|time_?ms/i
-
-/** The default `matches` of a search: its text without elapsed-time figures. */
-const defaultMatches = (text: string): string => MAYBE_ELAPSED.test(text) ? text.replace(ELAPSED, "") : text
-
-/** The digest a read reported: the mapping's accessor, else a `sha256` on a single-result message or its meta. */
-const reportedSha = <M>(
-  spec: ReadFileKind,
-  result: ToolResultInfo,
-  message: M,
-  results: number,
-  format: MessageFormat<M>
-): string | undefined => {
-  let value: unknown
-  if (spec.sha256 !== undefined) value = attempt(() => spec.sha256?.(result, message))
-  else if (results === 1) {
-    value = typeof message === "object" && message !== null && Object.hasOwn(message, "sha256")
-      ? (message as Readonly<Record<string, unknown>>)["sha256"]
-      : undefined
-    if (value === undefined) value = attempt(() => format.meta(message))?.["sha256"]
-  }
-  return typeof value === "string" && /^[0-9a-fA-F]{8,}$/.test(value) ? value.toLowerCase() : undefined
-}
-
-interface ReadSha {
-  readonly sha: string
-  /** `r` reported by the tool, `c` computed here: digests are only compared within one origin. */
-  readonly origin: "r" | "c"
-}
-
-interface Later {
-  readonly callId: string
-  readonly index: number
-  readonly sha: string
-}
-
-const nearest = (a: Later | undefined, b: Later | undefined): Later | undefined =>
-  a === undefined ? b : b === undefined ? a : a.index <= b.index ? a : b
-
-/**
- * Analyses `history`. The elision decisions look only at the epoch window `[0, windowEnd)`, so they are a
- * function of that prefix alone: that is what keeps the request append-only between epochs.
- */
-export const analyze = <M>(history: ReadonlyArray<M>, settings: Settings<M>): Analysis => {
-  const { format, toolKinds } = settings
-  const n = history.length
-  const windowEnd = settings.epochMessages > 0 ? Math.floor(n / settings.epochMessages) * settings.epochMessages : n
-  const messages: Array<MessageFacts> = []
-  const calls: Array<CallRecord> = []
-  const facts: Array<ResultFact> = []
-  const byCallId = new Map<string, CallRecord>()
-  // Assistant messages strictly before each index (assistantsBefore[n] = all).
-  const assistantsBefore = new Int32Array(n + 1)
-  // Read digests by result (reported or computed), for the backward pass.
-  const shas = new Map<ResultFact, ReadSha>()
-  const nextOffsets = new Map<string, Set<number>>()
-  let currentFile: string | undefined
-  let lastUser = -1
-  let lastUserInWindow = -1
-  let assistants = 0
-
-  for (let i = 0; i < n; i++) {
-    const message = history[i] as M
-    assistantsBefore[i] = assistants
-    const role = format.role(message)
-    const summary = format.isSummary(message)
-    const pinned = format.isPinned(message)
-    let invariants = false
-    if (role === "user" && !summary) invariants = format.text(message).trimStart().startsWith(INVARIANTS_OPEN)
-    const normalUser = role === "user" && !summary && !invariants
-    messages.push({ role, normalUser, summary, pinned, invariants })
-    if (normalUser) {
-      lastUser = i
-      if (i < windowEnd) lastUserInWindow = i
-    }
-    if (role === "assistant") assistants++
-    for (const call of format.toolCalls(message)) {
-      const { pathArgument, resolved } = resolveCall(toolKinds, call, currentFile)
-      const record: CallRecord = { index: i, id: call.id, name: call.name, resolved, pathArgument }
-      calls.push(record)
-      // A reused id answers its latest call (as toolGroups pairs it).
-      byCallId.set(call.id, record)
-    }
-    const results = format.toolResults(message)
-    for (const result of results) {
-      const record = byCallId.get(result.callId)
-      const resolved = record?.resolved
-      const isError = result.isError === true
-      const text = typeof result.text === "string" ? result.text : ""
-      let continuation = false
-      if (resolved?.kind === "bg_output") {
-        continuation = nextOffsets.get(resolved.taskId)?.has(resolved.offset) === true
-        if (!isError) {
-          const next = attempt(() => (resolved.spec.nextOffset ?? defaultNextOffset)(text))
-          const offset = lineNumber(next)
-          if (offset !== undefined) {
-            let set = nextOffsets.get(resolved.taskId)
-            if (set === undefined) nextOffsets.set(resolved.taskId, set = new Set())
-            set.add(offset)
-          }
+  const results = format.toolResults(message)
+  for (const result of results) {
+    const call = ledger.callsById.get(result.callId)
+    const resolved = call?.resolved
+    const isError = result.isError === true
+    const text = typeof result.text === "string" ? result.text : ""
+    let continuation = false
+    let empty = false
+    let digest: ReadDigest | undefined
+    let key: string | undefined
+    switch (resolved?.kind) {
+      case "bg_output": {
+        // A query from an offset an earlier result said to continue from asks for new output.
+        const offsets = ledger.continueOffsets.get(resolved.taskId)
+        continuation = offsets?.has(resolved.offset) === true
+        empty = !isError && isEmptyOutput(resolved.spec, text)
+        const next = isError ? undefined : nextOffsetOf(resolved.spec, text)
+        if (next !== undefined) {
+          if (offsets === undefined) ledger.continueOffsets.set(resolved.taskId, new Set([next]))
+          else offsets.add(next)
         }
+        break
       }
-      const fact: ResultFact = {
-        index: i,
-        callId: result.callId,
-        tool: record?.name ?? (typeof result.name === "string" && result.name !== "" ? result.name : "unknown"),
-        call: record,
-        isError,
-        text,
-        protectedMessage: summary || pinned,
-        continuation
-      }
-      facts.push(fact)
-      if (resolved?.kind === "read_file" && !isError && i < windowEnd) {
-        const reported = reportedSha(resolved.spec, result, message, results.length, format)
-        if (reported !== undefined) shas.set(fact, { sha: reported, origin: "r" })
-        else if (settings.hashReads && !resolved.partial && utf8Length(text) <= MAX_HASHED_BYTES) {
-          shas.set(fact, { sha: sha256Hex(text), origin: "c" })
-        }
-      }
-      if (!isError && resolved !== undefined && "opensFile" in resolved && resolved.opensFile) {
-        currentFile = resolved.path
-      }
+      case "read_file":
+        if (!isError) digest = readDigest(resolved, result, text, message, results.length, format, ledger.hashReads)
+        break
+      case "search_text":
+        if (!isError) key = searchKey(resolved, text)
+        break
+      default:
+        break
+    }
+    ledger.facts.push({
+      index,
+      callId: result.callId,
+      tool: call?.name ?? (typeof result.name === "string" && result.name !== "" ? result.name : "unknown"),
+      call,
+      isError,
+      text,
+      protectedMessage: facts.summary || facts.pinned,
+      continuation,
+      digest,
+      searchKey: key,
+      empty
+    })
+    if (!isError && resolved !== undefined && "opensFile" in resolved && resolved.opensFile) {
+      ledger.currentFile = resolved.path
     }
   }
-  assistantsBefore[n] = assistants
+}
 
-  const decisions = decide(facts, shas, {
-    windowEnd,
-    lastTurnStart: lastUserInWindow,
-    minAgeTurns: settings.minAgeTurns,
-    // index < windowEnd <= n and the array has n + 1 slots: both reads are in range.
-    assistantsAfter: (index) => assistantsBefore[windowEnd]! - assistantsBefore[index + 1]!
-  })
+/** The last element of `sorted` (ascending) below `limit`, or -1. */
+const lastBelow = (sorted: ReadonlyArray<number>, limit: number): number => {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if ((sorted[mid] ?? limit) < limit) low = mid + 1
+    else high = mid
+  }
+  return low === 0 ? -1 : sorted[low - 1] ?? -1
+}
+
+/** The epoch window of a history of `length` messages: `floor(length / epoch) × epoch`, or all of it with 0. */
+const windowOf = (length: number, epochMessages: number): number =>
+  epochMessages > 0 ? Math.floor(length / epochMessages) * epochMessages : length
+
+/** A view of the first `length` messages of a ledger (the arrays themselves at the tip, else copies). */
+const view = <M>(
+  ledger: Ledger<M>,
+  length: number,
+  windowEnd: number,
+  decisions: ReadonlyArray<Decision>
+): Analysis => {
+  const atTip = ledger.history.length === length
+  const factCount = atTip ? ledger.facts.length : ledger.facts.findIndex((f) => f.index >= length)
+  const callCount = atTip ? ledger.calls.length : ledger.calls.findIndex((c) => c.index >= length)
+  const lastUser = lastBelow(ledger.turnStarts, length)
   return {
-    messages,
-    calls,
-    facts,
+    messages: atTip ? ledger.messages : ledger.messages.slice(0, length),
+    calls: atTip || callCount < 0 ? ledger.calls : ledger.calls.slice(0, callCount),
+    facts: atTip || factCount < 0 ? ledger.facts : ledger.facts.slice(0, factCount),
     lastTurnStart: lastUser < 0 ? 0 : lastUser,
     windowEnd,
     decisions
   }
 }
 
-interface Window {
-  readonly windowEnd: number
-  /** The last turn of the window begins here; -1 when the window has no normal user message (all of it is). */
-  readonly lastTurnStart: number
-  readonly minAgeTurns: number
-  readonly assistantsAfter: (index: number) => number
+/** Step 3 over the window of a ledger. Its decisions depend only on the first `windowEnd` messages. */
+const decideWindow = <M>(ledger: Ledger<M>, windowEnd: number, minAgeTurns: number): ReadonlyArray<Decision> => {
+  const assistantsAtEnd = ledger.assistantsUpTo[windowEnd] ?? 0
+  return decide(ledger.facts, {
+    windowEnd,
+    // The last turn of the window; -1 when the window has no normal user message (then all of it is).
+    lastTurnStart: lastBelow(ledger.turnStarts, windowEnd),
+    minAgeTurns,
+    assistantsAfter: (index) => assistantsAtEnd - (ledger.assistantsUpTo[index + 1] ?? 0)
+  })
 }
 
-/** The backward pass: for each result of the window, the nearest later result that makes it redundant. */
-const decide = (
-  facts: ReadonlyArray<ResultFact>,
-  shas: ReadonlyMap<ResultFact, ReadSha>,
-  w: Window
-): Array<Decision> => {
-  const out: Array<Decision> = []
-  const pathSeen = new Set<string>()
-  const laterChange = new Map<string, Later>()
-  const laterRead = new Map<string, { nearest: Later; other: Later | undefined }>()
-  const laterBg = new Map<string, Later>()
-  const laterBgTask = new Map<string, Later>()
-  const laterSearch = new Map<string, Later>()
+/** Whether `history` starts with exactly the messages `ledger` read first (the same objects, in order). */
+const startsWith = <M>(history: ReadonlyArray<M>, ledger: Ledger<M>, length: number): boolean => {
+  for (let i = 0; i < length; i++) if (history[i] !== ledger.history[i]) return false
+  return true
+}
 
-  const searchKey = (fact: ResultFact, resolved: { readonly key: string; readonly spec: SearchTextKind }): string => {
-    const matches = attempt(() => (resolved.spec.matches ?? defaultMatches)(fact.text))
-    return resolved.key + "\u0000" + (typeof matches === "string" ? matches : fact.text)
-  }
+/** What {@link analyze} needs from the settings. */
+export interface AnalysisSettings<M> extends LedgerSettings<M> {
+  readonly minAgeTurns: number
+  readonly epochMessages: number
+}
 
-  for (let k = facts.length - 1; k >= 0; k--) {
-    const fact = facts[k]
-    if (fact === undefined || fact.index >= w.windowEnd) continue
-    const resolved = fact.call?.resolved
-    if (resolved === undefined) continue
-    const eligible = !fact.isError && !fact.protectedMessage && fact.index < w.lastTurnStart &&
-      w.assistantsAfter(fact.index) >= w.minAgeTurns
-    const self: Later = { callId: fact.callId, index: fact.index, sha: "" }
-
-    switch (resolved.kind) {
-      case "read_file": {
-        const digest = shas.get(fact)
-        const key = digest === undefined ? "" : digest.origin + "\u0000" + resolved.path
-        // The last result for a path (read, write or edit) is never elided.
-        if (eligible && pathSeen.has(resolved.path)) {
-          let by = laterChange.get(resolved.path)
-          if (digest !== undefined) {
-            const reads = laterRead.get(key)
-            const changed = reads === undefined
-              ? undefined
-              : reads.nearest.sha !== digest.sha
-              ? reads.nearest
-              : reads.other
-            by = nearest(by, changed)
-          }
-          if (by !== undefined) {
-            const call: ElidedCall = {
-              kind: "read_file",
-              path: resolved.path,
-              ...(digest === undefined ? {} : { sha256: digest.sha }),
-              ...(resolved.startLine === undefined ? {} : { startLine: resolved.startLine }),
-              ...(resolved.limit === undefined ? {} : { limit: resolved.limit })
-            }
-            push(out, fact, "superseded_read", by.callId, call)
-          }
-        }
-        pathSeen.add(resolved.path)
-        if (digest !== undefined && !fact.isError) {
-          const entry: Later = { ...self, sha: digest.sha }
-          const reads = laterRead.get(key)
-          if (reads === undefined) laterRead.set(key, { nearest: entry, other: undefined })
-          else if (reads.nearest.sha !== entry.sha) laterRead.set(key, { nearest: entry, other: reads.nearest })
-          else laterRead.set(key, { nearest: entry, other: reads.other })
-        }
-        break
+/**
+ * Analyses `history`, reusing `previous` when `history` extends the history it analysed (same message objects
+ * first) under the same format, mapping and hashing: only the new messages are read, and the decisions are kept
+ * while the epoch window has not moved. The result is the same as from scratch either way.
+ */
+export const analyze = <M>(
+  history: ReadonlyArray<M>,
+  settings: AnalysisSettings<M>,
+  previous?: AnalysisState<M> | undefined
+): AnalysisState<M> => {
+  const windowEnd = windowOf(history.length, settings.epochMessages)
+  let ledger: Ledger<M> | undefined
+  let decisions: ReadonlyArray<Decision> | undefined
+  if (previous !== undefined) {
+    const old = previous.ledger
+    const sameReading = old.format === settings.format && old.toolKinds === settings.toolKinds &&
+      old.hashReads === settings.hashReads
+    // The ledger serves any history that agrees with every message it read (up to the shorter of the two): its
+    // records of a prefix never change. A history that differs anywhere there gets a ledger of its own.
+    if (sameReading && startsWith(history, old, Math.min(old.history.length, history.length))) {
+      ledger = old
+      if (previous.analysis.windowEnd === windowEnd && previous.minAgeTurns === settings.minAgeTurns) {
+        decisions = previous.analysis.decisions
       }
-      case "write_file":
-      case "edit_file":
-        pathSeen.add(resolved.path)
-        if (!fact.isError) laterChange.set(resolved.path, self)
-        break
-      case "bg_output": {
-        if (eligible && !fact.continuation) {
-          let by = laterBg.get(resolved.key)
-          if (by === undefined) {
-            const empty = attempt(() => (resolved.spec.isEmpty ?? ((t: string) => t.trim() === ""))(fact.text))
-            if (empty === true) by = laterBgTask.get(resolved.taskId)
-          }
-          if (by !== undefined) {
-            push(out, fact, "stale_bg_output", by.callId, {
-              kind: "bg_output",
-              taskId: resolved.taskId,
-              offset: resolved.offset
-            })
-          }
-        }
-        if (!fact.isError) {
-          laterBg.set(resolved.key, self)
-          laterBgTask.set(resolved.taskId, self)
-        }
-        break
-      }
-      case "search_text": {
-        if (fact.isError) break
-        const key = searchKey(fact, resolved)
-        if (eligible) {
-          const by = laterSearch.get(key)
-          if (by !== undefined) {
-            push(out, fact, "duplicate_search", by.callId, { kind: "search_text", pattern: resolved.pattern })
-          }
-        }
-        laterSearch.set(key, self)
-        break
-      }
-      default:
-        break
     }
   }
-  out.reverse()
-  return out
+  if (ledger === undefined) {
+    ledger = newLedger(settings)
+    decisions = undefined
+  }
+  for (let i = ledger.history.length; i < history.length; i++) append(ledger, history[i] as M)
+  const length = history.length
+  const decided = decisions ?? decideWindow(ledger, windowEnd, settings.minAgeTurns)
+  return { analysis: view(ledger, length, windowEnd, decided), ledger, length, minAgeTurns: settings.minAgeTurns }
 }
 
-/** Records a decision when the stub is shorter than the text it replaces. */
-const push = (
-  out: Array<Decision>,
-  fact: ResultFact,
-  reason: ElisionReason,
-  supersededBy: string,
-  call: ElidedCall
-): void => {
-  const stub = elisionStub(call)
-  if (stub.length < fact.text.length) out.push({ fact, reason, supersededBy, stub, call })
+/**
+ * The analyses handed to callers (`GovernResult.analysis`), by the opaque value they hold. A weak map, so a
+ * session that drops its value frees the ledger; the map never changes a result, only how fast it comes.
+ */
+const kept = new WeakMap<object, unknown>()
+
+/** The opaque value a caller keeps for the next request. */
+export const keep = <M>(state: AnalysisState<M>): GovernorAnalysis<M> => {
+  const token: GovernorAnalysis<M> = Object.freeze({ messages: state.length })
+  kept.set(token, state)
+  return token
 }
+
+/** The analysis behind a value from {@link keep}; `undefined` for anything else (then the history is read anew). */
+export const stateOf = <M>(token: unknown): AnalysisState<M> | undefined =>
+  // The message type is only a type parameter: a value kept for another format fails the format check in analyze.
+  typeof token === "object" && token !== null ? kept.get(token) as AnalysisState<M> | undefined : undefined

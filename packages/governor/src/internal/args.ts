@@ -3,19 +3,17 @@
  *
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 import type { ToolArguments } from "../ToolKinds.ts"
 
 const EMPTY: ToolArguments = Object.freeze({})
-
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The arguments as an object: the parsed JSON when it is an object, `{}` otherwise (never throws). */
 export const parseArguments = (raw: string): ToolArguments => {
   if (raw.length === 0 || raw.charCodeAt(0) !== 123 /* { */ && raw.trimStart()[0] !== "{") return EMPTY
   try {
     const parsed: unknown = JSON.parse(raw)
-    return isObject(parsed) ? parsed : EMPTY
+    return Predicate.isObject(parsed) ? parsed : EMPTY
   } catch {
     return EMPTY
   }

@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import { conversationCost } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import type { ElidedCounts } from "../ContextGoverned.ts"
 import type { Elision } from "../Govern.ts"
@@ -62,4 +63,18 @@ export const countsOf = (elisions: ReadonlyArray<Elision>): ElidedCounts => {
   const counts = { total: elisions.length, superseded_read: 0, stale_bg_output: 0, duplicate_search: 0 }
   for (const e of elisions) counts[e.reason]++
   return counts
+}
+
+/** The token estimates before and after the projection; the replaced messages are counted anew. */
+export const estimate = <M>(history: ReadonlyArray<M>, replaced: ReadonlyMap<number, M>, settings: Settings<M>) => {
+  const before = conversationCost(history, {
+    counter: settings.counter,
+    format: settings.format,
+    cache: settings.cache
+  })
+  // Stubbed messages are new objects every request: counting them through the cache would only fill it.
+  const stubs = conversationCost([...replaced.values()], { counter: settings.counter, format: settings.format })
+  let removed = 0
+  for (const index of replaced.keys()) removed += before.costs[index] ?? 0
+  return { before, after: before.total - removed + stubs.total, approximate: before.approximate || stubs.approximate }
 }

@@ -5,10 +5,12 @@
  */
 import { approximateCounter, type CostCache, toCounter, type TokenCounter } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import * as Predicate from "effect/Predicate"
 import type { GovernMode, GovernOptions } from "../Govern.ts"
 import { GovernorSettingAdjusted } from "../GovernorDiagnostics.ts"
 import type { ToolKinds } from "../ToolKinds.ts"
 import { seedToolKinds } from "../tools/Seed.ts"
+import { type AnalysisState, stateOf } from "./analysis.ts"
 
 /** The default `minAgeTurns`. */
 export const DEFAULT_MIN_AGE_TURNS = 2
@@ -29,6 +31,8 @@ export interface Settings<M> {
   readonly hashReads: boolean
   readonly previouslyElided: ReadonlySet<string>
   readonly usage: boolean
+  /** The analysis of an earlier request, to extend (see `GovernOptions.analysis`). */
+  readonly previous: AnalysisState<M> | undefined
   readonly diagnostics: ReadonlyArray<GovernorSettingAdjusted>
 }
 
@@ -58,8 +62,8 @@ const integerIn = (
 
 const MODES: ReadonlySet<unknown> = new Set(["off", "shadow", "on"])
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null
+// Arrays pass, as they always did: a format or a mapping is only ever checked for being an object.
+const isRecord = Predicate.isObjectOrArray
 
 /** Validates `options`; every replaced value gives one {@link GovernorSettingAdjusted}. */
 export const settingsOf = <M>(options: GovernOptions<M> | undefined): Settings<M> => {
@@ -78,7 +82,7 @@ export const settingsOf = <M>(options: GovernOptions<M> | undefined): Settings<M
   const request = integerIn(o.request, 1, Number.MAX_SAFE_INTEGER, 1, "request", diagnostics)
   const previous = o.previouslyElided
   const previouslyElided = new Set<string>()
-  if (previous !== undefined && previous !== null && typeof previous === "object" && Symbol.iterator in previous) {
+  if (Predicate.isIterable(previous) && typeof previous !== "string") {
     for (const id of previous) if (typeof id === "string") previouslyElided.add(id)
   }
   return {
@@ -96,6 +100,7 @@ export const settingsOf = <M>(options: GovernOptions<M> | undefined): Settings<M
     hashReads: o.hashReads === true,
     previouslyElided,
     usage: o.usage === true,
+    previous: stateOf<M>(o.analysis),
     diagnostics
   }
 }

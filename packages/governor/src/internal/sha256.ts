@@ -135,14 +135,9 @@ const padded = (text: string): Uint8Array => {
 const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, "0")
 
 /**
- * The SHA-256 digest of `text` (encoded as UTF-8), as 64 lowercase hex digits.
- *
- * @example
- * ```ts
- * import { sha256Hex } from "./sha256.ts"
- *
- * sha256Hex("abc") // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
- * ```
+ * The SHA-256 digest of `text` (encoded as UTF-8), as 64 lowercase hex digits: for `"abc"`,
+ * `ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad` (FIPS 180-4's first test vector, checked
+ * against `node:crypto` in `test/Sha256.test.ts`).
  */
 export const sha256Hex = (text: string): string => {
   const bytes = padded(text)

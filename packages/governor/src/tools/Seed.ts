@@ -1,5 +1,5 @@
 /**
- * The default tool mapping: the seed harness's own tool names.
+ * The default tool mapping: the tool names of the Context Governor design (`read_file`, `bg_output`, …).
  *
  * @since 0.1.0
  */
@@ -19,7 +19,7 @@ const path = field("path", "file_path", "filePath")
 const listing = { kind: "list_files", paths: namedPaths("path", "dir", "directory") } as const
 
 /**
- * The seed's tool names, the default `toolKinds`: `read_file` (`path`, `startLine`, `limit`), `write_file` and
+ * The Context Governor design's tool names, the default `toolKinds`: `read_file` (`path`, `startLine`, `limit`), `write_file` and
  * `edit_file` (`path`), `bg_output` (`id`/`task_id`/`taskId`, `offset`, `limit`), `search_text` (`pattern`);
  * `list_files`, `list_dir`, `glob` and `find_files` list files; `run_process` and `shell` run commands
  * (`command`, or `argv` joined).
