@@ -131,6 +131,17 @@ export class SummaryOmitted extends Schema.TaggedClass<SummaryOmitted>("@ctxkit/
   }
 }
 
+const EXPECTED = {
+  format: "a MessageFormat (formats.canonical, formats.openaiChat, …)",
+  perMessageOverhead: "a finite number of tokens >= 0",
+  "compress.threshold": "a finite number of tokens > 0",
+  "compress.keep": "a finite number of tokens > 0, below compress.threshold",
+  strategy: "\"last\" or \"first\"",
+  textSplitter: "a function from a text to the pieces it is made of",
+  startOn: "a role (system, user, assistant, tool; or human, ai), or an array of them",
+  endOn: "a role (system, user, assistant, tool; or human, ai), or an array of them"
+} as const
+
 /**
  * An option had a value that cannot be used; the value in `used` was used instead.
  *
@@ -149,7 +160,16 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
   "OptionAdjusted",
   {
     /** Which option. */
-    option: Schema.Literals(["format", "perMessageOverhead", "compress.threshold", "compress.keep"]),
+    option: Schema.Literals([
+      "format",
+      "perMessageOverhead",
+      "compress.threshold",
+      "compress.keep",
+      "strategy",
+      "textSplitter",
+      "startOn",
+      "endOn"
+    ]),
     /** The value given, as text. */
     given: Schema.String,
     /** The value used instead, as text. */
@@ -158,13 +178,7 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
 ) {
   /** What happened and what to do about it. */
   get message(): string {
-    const expected = this.option === "format"
-      ? "a MessageFormat (formats.canonical, formats.openaiChat, …)"
-      : this.option === "compress.keep"
-      ? "a finite number of tokens > 0, below compress.threshold"
-      : this.option === "perMessageOverhead"
-      ? "a finite number of tokens >= 0"
-      : "a finite number of tokens > 0"
+    const expected = EXPECTED[this.option]
     return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${expected}.`
   }
 }

@@ -527,7 +527,8 @@ export const startAudit = <M>(start: AuditStart<M>): PromptContextAudit => {
         index: e.index,
         origin: "input",
         ...describe(e.message),
-        tokens: e.tokens,
+        // The host prices what it excludes; a hand-made result may not have.
+        tokens: e.tokens ?? costs([e.message], costing).total,
         included: false,
         reason: e.reason,
         ...(interceptor === undefined ? {} : { interceptor })

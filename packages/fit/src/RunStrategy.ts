@@ -464,8 +464,10 @@ export const runStrategy: <M>(
 ) {
   const id = idOf(strategy)
   const fitOptions: RunStrategyOptions<M> | undefined = isObject(options) ? options : undefined
+  // The host's own fits price what they exclude too: the audit reports every block's tokens.
+  const hostOptions: FitOptions<M> = { ...fitOptions, countExcluded: true }
   const truncate = (diagnostics: ReadonlyArray<HostDiagnostic>): StrategyRun<M> => ({
-    result: truncateFit(messages, countTokens, budget, fitOptions),
+    result: truncateFit(messages, countTokens, budget, hostOptions),
     requested: id,
     ran: "truncate",
     fallback: true,
@@ -475,7 +477,7 @@ export const runStrategy: <M>(
   })
   if (BUILTINS.has(strategy)) {
     // A built-in: total, pure and lawful (the host's own code).
-    const result = strategy.fit(messages, countTokens, budget, fitOptions) as FitResult<M>
+    const result = strategy.fit(messages, countTokens, budget, hostOptions) as FitResult<M>
     return { result, requested: id, ran: id, fallback: false, refitted: false, dropped: [], diagnostics: [] }
   }
   if (!Array.isArray(messages)) return truncate([])

@@ -214,7 +214,8 @@ describe("PromptContextAudit", () => {
     assert.deepStrictEqual(left, allLeft.slice(allLeft.length - left.length))
     const positions = audit.blocks.map((b) => b.position)
     assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b))
-    const tokens = prompt.interceptors.result.excluded.reduce((sum, e) => sum + e.tokens, 0) + prompt.tokens
+    const tokens = prompt.interceptors.result.excluded.reduce((sum, e) => sum + (e.tokens ?? Number.NaN), 0) +
+      prompt.tokens
     assert.strictEqual(audit.blocks.reduce((sum, b) => sum + b.tokens, 0) + audit.blocksOmitted.tokens, tokens)
   })
 

@@ -47,7 +47,9 @@ const lawful = (strategy: PluginStrategy, at = budget): void => {
   assert.deepStrictEqual(fitViolations(guarded(strategy), messages, at, { format: formats.canonical as never }), [])
 }
 
-const truncated = (at = budget): FitResult<Message> => strategies.truncate.fit(messages, count, at, canonical)
+// The host prices what it excludes (`countExcluded`), so a direct fit compared with its result does too.
+const truncated = (at = budget): FitResult<Message> =>
+  strategies.truncate.fit(messages, count, at, { ...canonical, countExcluded: true })
 
 /** A plugin whose fit answers with `answer(truncate's result)`. */
 const tampering = (id: string, answer: (fitted: FitResult<Message>) => unknown): PluginStrategy => ({
@@ -63,7 +65,10 @@ describe("runStrategy: the host's guard", () => {
   it.effect("uses a built-in's result as it is", () =>
     Effect.gen(function*() {
       const result = yield* run(strategies.summarize)
-      assert.deepStrictEqual(result.result, strategies.summarize.fit(messages, count, budget, canonical))
+      assert.deepStrictEqual(
+        result.result,
+        strategies.summarize.fit(messages, count, budget, { ...canonical, countExcluded: true })
+      )
       assert.strictEqual(result.ran, "summarize")
       assert.isFalse(result.fallback)
       assert.deepStrictEqual(result.diagnostics, [])
@@ -76,7 +81,10 @@ describe("runStrategy: the host's guard", () => {
       assert.strictEqual(result.ran, "my/summary")
       assert.isFalse(result.fallback)
       assert.isFalse(result.refitted)
-      assert.deepStrictEqual(result.result, strategies.summarize.fit(messages, count, budget, canonical))
+      assert.deepStrictEqual(
+        result.result,
+        strategies.summarize.fit(messages, count, budget, { ...canonical, countExcluded: true })
+      )
       lawful(mine)
       // The same through an Effect.
       const remote: PluginStrategy = {

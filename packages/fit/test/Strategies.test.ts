@@ -91,8 +91,9 @@ describe("summarize", () => {
     assert.deepStrictEqual(result.diagnostics.map((d) => d._tag), ["CounterFailed"])
     const failed = result.diagnostics[0]
     if (failed?._tag !== "CounterFailed") return assert.fail("no CounterFailed")
-    // 5 messages, the summary text once, then the note.
-    assert.strictEqual(failed.texts, 7)
+    // The 3 messages priced (the system prompt, the current request, and message 3, the cut: the older ones are
+    // not priced), the summary text once, then the note.
+    assert.strictEqual(failed.texts, 5)
     assert.deepStrictEqual(result.inserted, strategies.summarize.fit(messages, count, 400, canonical).inserted)
   })
 
