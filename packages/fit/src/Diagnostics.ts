@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import { UnusableBudget } from "@ctxkit/fit"
+ * import { UnusableBudget } from "@ctxkit/fit/Diagnostics"
  *
  * new UnusableBudget({ given: "NaN" }).message
  * // "The token budget NaN is not a finite number of tokens > 0; ..."
@@ -45,7 +45,7 @@ export class UnusableBudget extends Schema.TaggedClass<UnusableBudget>("@ctxkit/
  *
  * @example
  * ```ts
- * import { ProtectedOverBudget } from "@ctxkit/fit"
+ * import { ProtectedOverBudget } from "@ctxkit/fit/Diagnostics"
  *
  * new ProtectedOverBudget({ protectedTokens: 9_000, budget: 6_144 }).message
  * // "The protected context alone costs 9000 tokens, more than the budget of 6144; ..."
@@ -76,7 +76,7 @@ export class ProtectedOverBudget extends Schema.TaggedClass<ProtectedOverBudget>
  *
  * @example
  * ```ts
- * import { RecountMismatch } from "@ctxkit/fit"
+ * import { RecountMismatch } from "@ctxkit/fit/Diagnostics"
  *
  * new RecountMismatch({ running: 1_000, recount: 1_012 }).message
  * ```
@@ -106,7 +106,7 @@ export class RecountMismatch extends Schema.TaggedClass<RecountMismatch>("@ctxki
  *
  * @example
  * ```ts
- * import { SummaryOmitted } from "@ctxkit/fit"
+ * import { SummaryOmitted } from "@ctxkit/fit/Diagnostics"
  *
  * new SummaryOmitted({ reason: "no-room", cap: 8 }).message
  * ```
@@ -147,7 +147,7 @@ const EXPECTED = {
  *
  * @example
  * ```ts
- * import { OptionAdjusted } from "@ctxkit/fit"
+ * import { OptionAdjusted } from "@ctxkit/fit/Diagnostics"
  *
  * new OptionAdjusted({ option: "compress.threshold", given: "-5", used: "1000" }).message
  * // "Option compress.threshold = -5 cannot be used; used 1000 instead. ..."
@@ -189,7 +189,7 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
  *
  * @example
  * ```ts
- * import { CallbackFailed } from "@ctxkit/fit"
+ * import { CallbackFailed } from "@ctxkit/fit/Diagnostics"
  *
  * new CallbackFailed({ callback: "relevance", detail: "returned 2 scores for 3 documents" }).message
  * ```
@@ -221,7 +221,7 @@ export class CallbackFailed extends Schema.TaggedClass<CallbackFailed>("@ctxkit/
  *
  * @example
  * ```ts
- * import { RelevanceIgnored } from "@ctxkit/fit"
+ * import { RelevanceIgnored } from "@ctxkit/fit/Diagnostics"
  *
  * new RelevanceIgnored({ index: 2, given: "1.7" }).message
  * ```
@@ -249,7 +249,7 @@ export class RelevanceIgnored extends Schema.TaggedClass<RelevanceIgnored>("@ctx
  *
  * @example
  * ```ts
- * import { NotAConversation } from "@ctxkit/fit"
+ * import { NotAConversation } from "@ctxkit/fit/Diagnostics"
  *
  * new NotAConversation({ given: "object" }).message
  * ```

@@ -35,7 +35,7 @@ export type CountTokens = TokenCounter | ((text: string) => number)
  *
  * @example
  * ```ts
- * import type { CompressOptions } from "@ctxkit/fit"
+ * import type { CompressOptions } from "@ctxkit/fit/FitOptions"
  *
  * const compress: CompressOptions = { threshold: 2_000, keep: 500 }
  * ```
@@ -97,7 +97,7 @@ export type RelevanceScorer = (query: string, documents: ReadonlyArray<string>) 
  *
  * @example
  * ```ts
- * import type { RoleFilter } from "@ctxkit/fit"
+ * import type { RoleFilter } from "@ctxkit/fit/FitOptions"
  *
  * const startOn: RoleFilter = "human"
  * const endOn: RoleFilter = ["user", "tool"]

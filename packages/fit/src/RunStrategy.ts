@@ -39,7 +39,7 @@ import { strategies } from "./Strategies.ts"
  *
  * @example
  * ```ts
- * import { DEFAULT_STRATEGY_TIMEOUT } from "@ctxkit/fit"
+ * import { DEFAULT_STRATEGY_TIMEOUT } from "@ctxkit/fit/RunStrategy"
  *
  * DEFAULT_STRATEGY_TIMEOUT // "15 seconds"
  * ```
@@ -55,7 +55,7 @@ export const DEFAULT_STRATEGY_TIMEOUT: Duration.Input = "15 seconds"
  * @example
  * ```ts
  * import { formats, type Message } from "@ctxkit/core"
- * import type { RunStrategyOptions } from "@ctxkit/fit"
+ * import type { RunStrategyOptions } from "@ctxkit/fit/RunStrategy"
  *
  * const options: RunStrategyOptions<Message> = { format: formats.canonical, timeout: "5 seconds" }
  * ```
@@ -78,7 +78,7 @@ export interface RunStrategyOptions<M> extends FitOptions<M> {
  *
  * @example
  * ```ts
- * import type { DroppedBlock } from "@ctxkit/fit"
+ * import type { DroppedBlock } from "@ctxkit/fit/RunStrategy"
  *
  * const dropped: DroppedBlock<{ readonly role: string; readonly content: string }> = {
  *   message: { role: "user", content: "[retrieved] …" },

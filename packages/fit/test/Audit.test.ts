@@ -6,8 +6,6 @@ import {
   ContextStrategyRegistry,
   finalizeAudit,
   fitPrompt,
-  MAX_AUDIT_ENTRIES,
-  normalizeProviderError,
   type PluginStrategy,
   preview,
   PromptContextAudit,
@@ -22,6 +20,7 @@ import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { MAX_AUDIT_ENTRIES, normalizeProviderError } from "../src/PromptContextAudit.ts"
 
 const canonical = formats.canonical
 

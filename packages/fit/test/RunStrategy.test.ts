@@ -6,16 +6,14 @@ import {
   type FitResult,
   type PluginStrategy,
   runStrategy,
-  strategies,
-  StrategyFailed,
-  StrategyRefitted,
-  StrategyRejected
+  strategies
 } from "@ctxkit/fit"
 import { deepFreeze, fitViolations, type StrategyUnderTest } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
+import { StrategyFailed, StrategyRefitted, StrategyRejected } from "../src/HostDiagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical: FitOptions<Message> = { format: formats.canonical }

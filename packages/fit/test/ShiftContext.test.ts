@@ -1,9 +1,10 @@
 import { approximateCounter, CounterFailed, makeCostCache, SettingAdjusted, type TokenCounter } from "@ctxkit/budget"
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import { CallbackFailed, ProtectedOverBudget, shiftContext, strategies, UnusableBudget } from "@ctxkit/fit"
+import { shiftContext, strategies } from "@ctxkit/fit"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
+import { CallbackFailed, ProtectedOverBudget, UnusableBudget } from "../src/Diagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical = { format: formats.canonical }
