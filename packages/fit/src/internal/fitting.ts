@@ -112,7 +112,7 @@ export const startFitting = <M>(
     locked,
     request,
     state: new Uint8Array(groups.length),
-    reasons: [],
+    reasons: Array.from({ length: groups.length }, (): FitReason | undefined => undefined),
     removed: [],
     costs: new Float64Array(input.length).fill(Number.NaN),
     copies: new Map(),
@@ -284,7 +284,14 @@ export const finishFitting = <M>(
     const reason = f.reasons[g] as FitReason
     for (const i of f.groups[g] ?? []) {
       const cost = f.copies.get(i)?.original ?? (f.settings.countExcluded ? costAt(f, i) : f.costs[i] as number)
-      excluded.push({ message: input[i] as M, index: i, reason, ...(Number.isNaN(cost) ? {} : { tokens: cost }) })
+      excluded.push(
+        Number.isNaN(cost) ? { message: input[i] as M, index: i, reason } : {
+          message: input[i] as M,
+          index: i,
+          reason,
+          tokens: cost
+        }
+      )
     }
   }
 
