@@ -299,7 +299,8 @@ export const main = (print: (line: string) => void = (line) => console.log(line)
 
   const runs: Array<DemoRun> = []
   for (const run of RUNS) {
-    const result = run.strategy.fit(messages, counter, budget, run.options)
+    // countExcluded: the table below shows what each excluded block cost.
+    const result = run.strategy.fit(messages, counter, budget, { ...run.options, countExcluded: true })
     const keptCurrentRequest = result.kept.includes(currentRequest)
     runs.push({ strategy: run.strategy.id, label: run.label, tokensBefore: before, result, keptCurrentRequest })
     out()
@@ -339,7 +340,7 @@ export const main = (print: (line: string) => void = (line) => console.log(line)
         row(
           members.length === 1 ? `#${first.index}` : `#${first.index}–${last.index}`,
           members.length === 1 ? describe(first.message) : `${describe(first.message)} + ${members.length - 1} results`,
-          members.reduce((sum, e) => sum + e.tokens, 0),
+          members.reduce((sum, e) => sum + (e.tokens ?? 0), 0),
           first.reason + (relevance === undefined ? "" : ` (relevance ${relevance})`)
         )
       )

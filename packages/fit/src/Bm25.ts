@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { BM25_K1 } from "@ctxkit/fit"
+ * import { BM25_K1 } from "@ctxkit/fit/Bm25"
  *
  * BM25_K1 // 1.2
  * ```
@@ -25,7 +25,7 @@ export const BM25_K1 = 1.2
  *
  * @example
  * ```ts
- * import { BM25_B } from "@ctxkit/fit"
+ * import { BM25_B } from "@ctxkit/fit/Bm25"
  *
  * BM25_B // 0.75
  * ```
@@ -43,7 +43,7 @@ const TERM = /[\p{L}\p{N}]+/gu
  *
  * @example
  * ```ts
- * import { bm25Terms } from "@ctxkit/fit"
+ * import { bm25Terms } from "@ctxkit/fit/Bm25"
  *
  * bm25Terms("Read the README.md, then run `npm test`!") // ["read", "the", "readme", "md", "then", "run", "npm", "test"]
  * ```

@@ -75,7 +75,7 @@ export interface StrategyRegistration {
  *
  * @example
  * ```ts
- * import type { RegisterOptions } from "@ctxkit/fit"
+ * import type { RegisterOptions } from "@ctxkit/fit/ContextStrategyRegistry"
  *
  * const options: RegisterOptions = { priority: 10 }
  * ```
@@ -94,7 +94,8 @@ export interface RegisterOptions {
  *
  * @example
  * ```ts
- * import { ContextStrategyRegistry, type Registered, strategies } from "@ctxkit/fit"
+ * import { ContextStrategyRegistry, strategies } from "@ctxkit/fit"
+ * import { type Registered } from "@ctxkit/fit/ContextStrategyRegistry"
  *
  * const registered: Registered = ContextStrategyRegistry.register(ContextStrategyRegistry.builtins, { ...strategies.truncate, id: "mine" })
  * ```

@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import { UnusableBudget } from "@ctxkit/fit"
+ * import { UnusableBudget } from "@ctxkit/fit/Diagnostics"
  *
  * new UnusableBudget({ given: "NaN" }).message
  * // "The token budget NaN is not a finite number of tokens > 0; ..."
@@ -45,7 +45,7 @@ export class UnusableBudget extends Schema.TaggedClass<UnusableBudget>("@ctxkit/
  *
  * @example
  * ```ts
- * import { ProtectedOverBudget } from "@ctxkit/fit"
+ * import { ProtectedOverBudget } from "@ctxkit/fit/Diagnostics"
  *
  * new ProtectedOverBudget({ protectedTokens: 9_000, budget: 6_144 }).message
  * // "The protected context alone costs 9000 tokens, more than the budget of 6144; ..."
@@ -76,7 +76,7 @@ export class ProtectedOverBudget extends Schema.TaggedClass<ProtectedOverBudget>
  *
  * @example
  * ```ts
- * import { RecountMismatch } from "@ctxkit/fit"
+ * import { RecountMismatch } from "@ctxkit/fit/Diagnostics"
  *
  * new RecountMismatch({ running: 1_000, recount: 1_012 }).message
  * ```
@@ -106,7 +106,7 @@ export class RecountMismatch extends Schema.TaggedClass<RecountMismatch>("@ctxki
  *
  * @example
  * ```ts
- * import { SummaryOmitted } from "@ctxkit/fit"
+ * import { SummaryOmitted } from "@ctxkit/fit/Diagnostics"
  *
  * new SummaryOmitted({ reason: "no-room", cap: 8 }).message
  * ```
@@ -131,12 +131,27 @@ export class SummaryOmitted extends Schema.TaggedClass<SummaryOmitted>("@ctxkit/
   }
 }
 
+const EXPECTED = {
+  format: "a MessageFormat (formats.canonical, formats.openaiChat, …)",
+  perMessageOverhead: "a finite number of tokens >= 0",
+  "compress.threshold": "a finite number of tokens > 0",
+  "compress.keep": "a finite number of tokens > 0, below compress.threshold",
+  strategy: "\"last\" or \"first\"",
+  textSplitter: "a function from a text to the pieces it is made of",
+  startOn: "a role (system, user, assistant, tool; or human, ai), or an array of them",
+  endOn: "a role (system, user, assistant, tool; or human, ai), or an array of them",
+  reasoning: "\"all\", \"before-last-message\" or \"none\"",
+  toolCalls:
+    "\"all\", \"before-last-message\", \"before-last-N-messages\" (N a whole number), \"none\" or a list of { type, tools? }",
+  emptyMessages: "\"keep\" or \"remove\""
+} as const
+
 /**
  * An option had a value that cannot be used; the value in `used` was used instead.
  *
  * @example
  * ```ts
- * import { OptionAdjusted } from "@ctxkit/fit"
+ * import { OptionAdjusted } from "@ctxkit/fit/Diagnostics"
  *
  * new OptionAdjusted({ option: "compress.threshold", given: "-5", used: "1000" }).message
  * // "Option compress.threshold = -5 cannot be used; used 1000 instead. ..."
@@ -154,6 +169,10 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
       "perMessageOverhead",
       "compress.threshold",
       "compress.keep",
+      "strategy",
+      "textSplitter",
+      "startOn",
+      "endOn",
       "reasoning",
       "toolCalls",
       "emptyMessages"
@@ -166,19 +185,7 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
 ) {
   /** What happened and what to do about it. */
   get message(): string {
-    const expected = this.option === "format"
-      ? "a MessageFormat (formats.canonical, formats.openaiChat, …)"
-      : this.option === "reasoning"
-      ? "\"all\", \"before-last-message\" or \"none\""
-      : this.option === "toolCalls"
-      ? "\"all\", \"before-last-message\", \"before-last-N-messages\" (N a whole number), \"none\" or a list of { type, tools? }"
-      : this.option === "emptyMessages"
-      ? "\"keep\" or \"remove\""
-      : this.option === "compress.keep"
-      ? "a finite number of tokens > 0, below compress.threshold"
-      : this.option === "perMessageOverhead"
-      ? "a finite number of tokens >= 0"
-      : "a finite number of tokens > 0"
+    const expected = EXPECTED[this.option]
     return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${expected}.`
   }
 }
@@ -189,7 +196,7 @@ export class OptionAdjusted extends Schema.TaggedClass<OptionAdjusted>("@ctxkit/
  *
  * @example
  * ```ts
- * import { CallbackFailed } from "@ctxkit/fit"
+ * import { CallbackFailed } from "@ctxkit/fit/Diagnostics"
  *
  * new CallbackFailed({ callback: "relevance", detail: "returned 2 scores for 3 documents" }).message
  * ```
@@ -221,7 +228,7 @@ export class CallbackFailed extends Schema.TaggedClass<CallbackFailed>("@ctxkit/
  *
  * @example
  * ```ts
- * import { RelevanceIgnored } from "@ctxkit/fit"
+ * import { RelevanceIgnored } from "@ctxkit/fit/Diagnostics"
  *
  * new RelevanceIgnored({ index: 2, given: "1.7" }).message
  * ```

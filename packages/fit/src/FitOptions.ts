@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { CostCache, Counter } from "@ctxkit/budget"
-import type { MessageFormat } from "@ctxkit/core"
+import type { MessageFormat, Role } from "@ctxkit/core"
 
 /**
  * How to count tokens: `Counter` from `@ctxkit/budget` — a `TokenCounter` (`approximateCounter`, an exact
@@ -36,7 +36,7 @@ export type CountTokens = Counter
  *
  * @example
  * ```ts
- * import type { CompressOptions } from "@ctxkit/fit"
+ * import type { CompressOptions } from "@ctxkit/fit/FitOptions"
  *
  * const compress: CompressOptions = { threshold: 2_000, keep: 500 }
  * ```
@@ -93,7 +93,29 @@ export interface RemovalCandidate<M> {
 export type RelevanceScorer = (query: string, documents: ReadonlyArray<string>) => ReadonlyArray<number>
 
 /**
+ * A role constraint of `startOn` / `endOn`: a role, or several. LangChain's message type names are accepted too:
+ * `"human"` is `"user"` and `"ai"` is `"assistant"`.
+ *
+ * @example
+ * ```ts
+ * import type { RoleFilter } from "@ctxkit/fit/FitOptions"
+ *
+ * const startOn: RoleFilter = "human"
+ * const endOn: RoleFilter = ["user", "tool"]
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RoleFilter = Role | "human" | "ai" | ReadonlyArray<Role | "human" | "ai">
+
+/**
  * Options of `shiftContext`, `fitOrFail` and every strategy's `fit`. All are optional.
+ *
+ * LangChain's `trimMessages` options are here under their own names: `strategy` (`"last"` keeps the newest
+ * messages, `"first"` the oldest), `allowPartial` with `textSplitter`, `startOn` and `endOn`. Unlike
+ * `trimMessages`, protection still holds with each of them (the system prompt, pinned messages, the current
+ * request), and tool calls stay with their results.
  *
  * @example
  * ```ts
@@ -133,4 +155,39 @@ export interface FitOptions<M> {
   readonly compress?: boolean | CompressOptions | undefined
   /** `vector-recall`: scores memory and lorebook blocks against the current request. Default: BM25. */
   readonly relevance?: RelevanceScorer | undefined
+  /**
+   * LangChain's `strategy`: `"last"` (default) keeps the newest messages and removes the oldest first; `"first"`
+   * keeps the oldest and removes the newest first (the protected messages stay either way; turn
+   * `protectCurrentRequest` off to let the current request go too).
+   */
+  readonly strategy?: "last" | "first" | undefined
+  /**
+   * LangChain's `allowPartial`: the message at the cut (the newest that does not fit whole; the oldest with
+   * `strategy: "first"`) keeps the newest pieces of its text that fit (its first pieces with `"first"`) instead
+   * of going whole. It goes to `truncated`. Only a plain text message is cut: never one that issues or answers a
+   * tool call, never a summary; a cut never leaves half of a surrogate pair. Default false.
+   */
+  readonly allowPartial?: boolean | undefined
+  /**
+   * LangChain's `textSplitter`, with `allowPartial`: splits a text into the pieces a partial message keeps whole
+   * (joined, they should be the text). Default: after every newline, each line keeping its newline.
+   */
+  readonly textSplitter?: ((text: string) => ReadonlyArray<string>) | undefined
+  /**
+   * LangChain's `startOn`: the first kept message after the system prompt must have one of these roles; kept
+   * groups before it are removed, oldest first (`startOn: "user"`, for providers that want a user message
+   * first). A protected message stops it: it is kept whatever its role.
+   */
+  readonly startOn?: RoleFilter | undefined
+  /**
+   * LangChain's `endOn`: what is sent ends with a message of one of these roles; every unprotected group with a
+   * message after the last such message is removed before fitting (`endOn: ["user", "tool"]`).
+   */
+  readonly endOn?: RoleFilter | undefined
+  /**
+   * Price the excluded messages too, so that every `excluded` entry has its `tokens`. Default false: fitting
+   * prices only the messages it needs to decide (what it keeps, and the first group that does not fit), which
+   * saves most of the counting of a long conversation with a real tokenizer.
+   */
+  readonly countExcluded?: boolean | undefined
 }

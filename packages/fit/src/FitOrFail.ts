@@ -29,9 +29,12 @@ import { strategies } from "./Strategies.ts"
  * @category models
  * @since 0.1.0
  */
-export interface FitOrFailOptions<M> extends FitOptions<M> {
-  /** The strategy to run. Default: `strategies.truncate`. */
-  readonly strategy?: ContextStrategy | undefined
+export interface FitOrFailOptions<M> extends Omit<FitOptions<M>, "strategy"> {
+  /**
+   * The strategy to run (default `strategies.truncate`), or LangChain's `strategy` for `truncate`: `"last"` or
+   * `"first"` (see {@link FitOptions}).
+   */
+  readonly strategy?: ContextStrategy | "last" | "first" | undefined
   /**
    * Tokens reserved for the reply: `budget` is the context limit minus this. Reported in `TokenBudgetExceeded`
    * (`contextLimit = budget + reservedForReply`). Default 0.
@@ -46,8 +49,13 @@ const run = <M>(
   options?: FitOrFailOptions<M>
 ): Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget> =>
   Effect.suspend((): Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget> => {
-    const strategy = options?.strategy ?? strategies.truncate
-    const result = strategy.fit(messages, countTokens, budget, options)
+    const chosen = options?.strategy
+    const strategy: ContextStrategy = typeof chosen === "object" && chosen !== null ? chosen : strategies.truncate
+    // A string is LangChain's `strategy` option of fitting; an object is the strategy to run.
+    const result = strategy.fit(messages, countTokens, budget, {
+      ...options,
+      strategy: chosen === "first" || chosen === "last" ? chosen : undefined
+    })
     if (result.fits && result.tokens <= budget) return Effect.succeed(result)
     if (typeof budget !== "number" || !(budget > 0) || budget === Infinity) {
       return Effect.fail(new InvalidBudget({ budget: describeValue(budget) }))

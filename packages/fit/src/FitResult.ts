@@ -77,8 +77,11 @@ export interface ExcludedMessage<M> {
   readonly index: number
   /** Why it was left out: `context-shift` (to fit the budget) or `manual` (`meta.manualExcluded`). */
   readonly reason: FitReason
-  /** What it cost: `count(text) + perMessageOverhead`. */
-  readonly tokens: number
+  /**
+   * What it cost: `count(text) + perMessageOverhead`. Absent when it was not priced: fitting prices the messages
+   * older than the cut only with `countExcluded: true`.
+   */
+  readonly tokens?: number | undefined
 }
 
 /**

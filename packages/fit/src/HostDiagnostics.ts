@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import { StrategyRejected } from "@ctxkit/fit"
+ * import { StrategyRejected } from "@ctxkit/fit/HostDiagnostics"
  *
  * new StrategyRejected({ strategy: "my/recall", problem: "protected-removed", detail: "message 0 was removed" }).message
  * // "context strategy \"my/recall\" rejected: protected context was removed"
@@ -51,7 +51,7 @@ export class StrategyRejected extends Schema.TaggedClass<StrategyRejected>("@ctx
  *
  * @example
  * ```ts
- * import { StrategyFailed } from "@ctxkit/fit"
+ * import { StrategyFailed } from "@ctxkit/fit/HostDiagnostics"
  *
  * new StrategyFailed({ strategy: "my/recall", cause: "timed-out", detail: "did not complete within 15s" }).message
  * // "context strategy \"my/recall\" failed or timed out; safe truncation used instead"
@@ -83,7 +83,7 @@ export class StrategyFailed extends Schema.TaggedClass<StrategyFailed>("@ctxkit/
  *
  * @example
  * ```ts
- * import { StrategyRefitted } from "@ctxkit/fit"
+ * import { StrategyRefitted } from "@ctxkit/fit/HostDiagnostics"
  *
  * new StrategyRefitted({ strategy: "my/recall", tokens: 9_000, budget: 6_000, removed: 12 }).message
  * ```
@@ -134,7 +134,7 @@ export type HostDiagnostic = StrategyRejected | StrategyFailed | StrategyRefitte
  *
  * @example
  * ```ts
- * import { InterceptorSkipped } from "@ctxkit/fit"
+ * import { InterceptorSkipped } from "@ctxkit/fit/HostDiagnostics"
  *
  * new InterceptorSkipped({ interceptor: "rag", cause: "timed-out", detail: "did not complete within 2s" }).message
  * // "interceptor \"rag\" failed or timed out; it was skipped and the run went on"
@@ -168,7 +168,7 @@ export class InterceptorSkipped extends Schema.TaggedClass<InterceptorSkipped>("
  *
  * @example
  * ```ts
- * import { InterceptorRestored } from "@ctxkit/fit"
+ * import { InterceptorRestored } from "@ctxkit/fit/HostDiagnostics"
  *
  * new InterceptorRestored({ interceptor: "cleanup", problem: "protected-removed", restored: 1 }).message
  * // "interceptor \"cleanup\" removed protected context; 1 messages were restored"
@@ -202,7 +202,7 @@ export class InterceptorRestored extends Schema.TaggedClass<InterceptorRestored>
  *
  * @example
  * ```ts
- * import { FinalFitApplied } from "@ctxkit/fit"
+ * import { FinalFitApplied } from "@ctxkit/fit/HostDiagnostics"
  *
  * new FinalFitApplied({ tokens: 7_000, budget: 6_000, removed: 2 }).message
  * // "after the interceptors the prompt costs 7000 tokens, over the budget of 6000; the final fit removed 2 messages"
@@ -234,7 +234,7 @@ export class FinalFitApplied extends Schema.TaggedClass<FinalFitApplied>("@ctxki
  *
  * @example
  * ```ts
- * import type { InterceptorDiagnostic } from "@ctxkit/fit"
+ * import type { InterceptorDiagnostic } from "@ctxkit/fit/HostDiagnostics"
  *
  * const show = (d: InterceptorDiagnostic) => `${d._tag}: ${d.message}`
  * ```
@@ -250,7 +250,7 @@ export type InterceptorDiagnostic = InterceptorSkipped | InterceptorRestored | F
  *
  * @example
  * ```ts
- * import { TokenizerApproximate } from "@ctxkit/fit"
+ * import { TokenizerApproximate } from "@ctxkit/fit/HostDiagnostics"
  *
  * new TokenizerApproximate({ profile: "approximate-chars-v1" }).message
  * // "tokenizer \"approximate-chars-v1\" is approximate"

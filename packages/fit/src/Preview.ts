@@ -41,7 +41,7 @@ import { strategies } from "./Strategies.ts"
  * @category models
  * @since 0.1.0
  */
-export interface PromptOptions<M> extends FitOptions<M> {
+export interface PromptOptions<M> extends Omit<FitOptions<M>, "strategy"> {
   /** The host's counter. */
   readonly countTokens: CountTokens
   /** The model's context window, in tokens. */
@@ -119,12 +119,14 @@ const stages: <M>(
       ? yield* ContextStrategyRegistry.resolve(given.registry ?? ContextStrategyRegistry.builtins, wanted)
       : wanted
     const countTokens: CountTokens = given.countTokens ?? ((text: string) => Math.ceil(text.length / 4))
+    // `strategy` here names the strategy to run, not LangChain's `strategy` option of fitting.
+    const fitOptions: FitOptions<M> = { ...given, strategy: undefined }
     const fitted = yield* runStrategy(strategy, messages, countTokens, budget, {
-      ...given,
+      ...fitOptions,
       timeout: given.strategyTimeout
     })
     const intercepted = yield* runInterceptors(fitted.result, given.interceptors ?? [], countTokens, budget, {
-      ...given,
+      ...fitOptions,
       timeout: given.interceptorTimeout,
       preview: isPreview
     })
@@ -138,7 +140,7 @@ const stages: <M>(
       strategy: fitted,
       interceptors: intercepted,
       countTokens,
-      options: given,
+      options: fitOptions,
       omitted: given.omitted,
       startedAt: given.startedAt
     })

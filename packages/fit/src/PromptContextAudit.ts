@@ -29,7 +29,7 @@ import type { DroppedBlock, StrategyRun } from "./RunStrategy.ts"
  *
  * @example
  * ```ts
- * import { MAX_AUDIT_ENTRIES } from "@ctxkit/fit"
+ * import { MAX_AUDIT_ENTRIES } from "@ctxkit/fit/PromptContextAudit"
  *
  * MAX_AUDIT_ENTRIES // 500
  * ```
@@ -45,7 +45,7 @@ export const MAX_AUDIT_ENTRIES = 500
  *
  * @example
  * ```ts
- * import { AuditStatus } from "@ctxkit/fit"
+ * import { AuditStatus } from "@ctxkit/fit/PromptContextAudit"
  * import * as Schema from "effect/Schema"
  *
  * Schema.decodeUnknownSync(AuditStatus)("cancelled") // "cancelled"
@@ -61,7 +61,7 @@ export const AuditStatus = Schema.Literals(["pending", "completed", "failed", "c
  *
  * @example
  * ```ts
- * import type { AuditStatus } from "@ctxkit/fit"
+ * import type { AuditStatus } from "@ctxkit/fit/PromptContextAudit"
  *
  * const status: AuditStatus = "completed"
  * ```
@@ -76,7 +76,7 @@ export type AuditStatus = typeof AuditStatus.Type
  *
  * @example
  * ```ts
- * import { ProviderErrorCode } from "@ctxkit/fit"
+ * import { ProviderErrorCode } from "@ctxkit/fit/PromptContextAudit"
  * import * as Schema from "effect/Schema"
  *
  * Schema.decodeUnknownSync(ProviderErrorCode)("rate_limited") // "rate_limited"
@@ -109,7 +109,7 @@ export const ProviderErrorCode = Schema.Literals([
  *
  * @example
  * ```ts
- * import type { ProviderErrorCode } from "@ctxkit/fit"
+ * import type { ProviderErrorCode } from "@ctxkit/fit/PromptContextAudit"
  *
  * const code: ProviderErrorCode = "context_length_exceeded"
  * ```
@@ -189,7 +189,7 @@ export type AuditBlock = typeof AuditBlock.Type
  *
  * @example
  * ```ts
- * import { AuditDiagnostic } from "@ctxkit/fit"
+ * import { AuditDiagnostic } from "@ctxkit/fit/PromptContextAudit"
  * import * as Schema from "effect/Schema"
  *
  * Schema.decodeUnknownSync(AuditDiagnostic)({
@@ -214,7 +214,7 @@ export const AuditDiagnostic = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { AuditDiagnostic } from "@ctxkit/fit"
+ * import type { AuditDiagnostic } from "@ctxkit/fit/PromptContextAudit"
  *
  * const interceptorProblems = (diagnostics: ReadonlyArray<AuditDiagnostic>) => diagnostics.filter((d) => d.stage === "interceptor")
  * ```
@@ -299,7 +299,7 @@ export class PromptContextAudit extends Schema.Class<PromptContextAudit>("@ctxki
  *
  * @example
  * ```ts
- * import type { OmittedBlock } from "@ctxkit/fit"
+ * import type { OmittedBlock } from "@ctxkit/fit/PromptContextAudit"
  *
  * const block: OmittedBlock = { label: "lorebook: dragons", reason: "disabled", source: "lorebook", before: 1 }
  * ```
@@ -326,7 +326,8 @@ export interface OmittedBlock {
  *
  * @example
  * ```ts
- * import type { AuditStart, StrategyRun } from "@ctxkit/fit"
+ * import type { StrategyRun } from "@ctxkit/fit"
+ * import type { AuditStart } from "@ctxkit/fit/PromptContextAudit"
  *
  * declare const run: StrategyRun<unknown>
  * const start: AuditStart<unknown> = {
@@ -527,7 +528,8 @@ export const startAudit = <M>(start: AuditStart<M>): PromptContextAudit => {
         index: e.index,
         origin: "input",
         ...describe(e.message),
-        tokens: e.tokens,
+        // The host prices what it excludes; a hand-made result may not have.
+        tokens: e.tokens ?? costs([e.message], costing).total,
         included: false,
         reason: e.reason,
         ...(interceptor === undefined ? {} : { interceptor })
@@ -624,7 +626,7 @@ export const startAudit = <M>(start: AuditStart<M>): PromptContextAudit => {
  *
  * @example
  * ```ts
- * import type { AuditOutcome } from "@ctxkit/fit"
+ * import type { AuditOutcome } from "@ctxkit/fit/PromptContextAudit"
  *
  * const outcome: AuditOutcome = { status: "failed", error: { status: 429 } }
  * ```
@@ -776,10 +778,10 @@ const normalize = (error: unknown, depth: number): ProviderErrorCode | undefined
  *
  * @example
  * ```ts
- * import { normalizeProviderError } from "@ctxkit/fit"
+ * import { normalizeProviderError } from "@ctxkit/fit/PromptContextAudit"
  *
  * normalizeProviderError({ status: 400, error: { code: "context_length_exceeded", message: "…" } }) // "context_length_exceeded"
- * normalizeProviderError(new DOMException("aborted", "AbortError")) // "cancelled"
+ * normalizeProviderError(Object.assign(new Error("The user aborted a request."), { name: "AbortError" })) // "cancelled"
  * normalizeProviderError({ statusCode: 503 }) // "server_error"
  * normalizeProviderError("weird") // "unknown"
  * ```

@@ -41,7 +41,7 @@ import type { DroppedBlock } from "./RunStrategy.ts"
  *
  * @example
  * ```ts
- * import { DEFAULT_INTERCEPTOR_TIMEOUT } from "@ctxkit/fit"
+ * import { DEFAULT_INTERCEPTOR_TIMEOUT } from "@ctxkit/fit/RunInterceptors"
  *
  * DEFAULT_INTERCEPTOR_TIMEOUT // "2 seconds"
  * ```
@@ -127,7 +127,7 @@ export interface PromptInterceptor<M = unknown> {
  * @example
  * ```ts
  * import { formats, type Message } from "@ctxkit/core"
- * import type { RunInterceptorsOptions } from "@ctxkit/fit"
+ * import type { RunInterceptorsOptions } from "@ctxkit/fit/RunInterceptors"
  *
  * const options: RunInterceptorsOptions<Message> = { format: formats.canonical, timeout: "500 millis" }
  * ```
@@ -150,7 +150,7 @@ export interface RunInterceptorsOptions<M> extends FitOptions<M> {
  *
  * @example
  * ```ts
- * import type { InterceptorRemoval } from "@ctxkit/fit"
+ * import type { InterceptorRemoval } from "@ctxkit/fit/RunInterceptors"
  *
  * const removal: InterceptorRemoval = { index: 4, interceptor: "acme/dedupe" }
  * ```
@@ -170,7 +170,7 @@ export interface InterceptorRemoval {
  *
  * @example
  * ```ts
- * import type { InterceptorAddition } from "@ctxkit/fit"
+ * import type { InterceptorAddition } from "@ctxkit/fit/RunInterceptors"
  *
  * const addition: InterceptorAddition<{ readonly role: string; readonly content: string }> = {
  *   message: { role: "user", content: "[retrieved] …" },

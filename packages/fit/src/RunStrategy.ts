@@ -39,7 +39,7 @@ import { strategies } from "./Strategies.ts"
  *
  * @example
  * ```ts
- * import { DEFAULT_STRATEGY_TIMEOUT } from "@ctxkit/fit"
+ * import { DEFAULT_STRATEGY_TIMEOUT } from "@ctxkit/fit/RunStrategy"
  *
  * DEFAULT_STRATEGY_TIMEOUT // "15 seconds"
  * ```
@@ -55,7 +55,7 @@ export const DEFAULT_STRATEGY_TIMEOUT: Duration.Input = "15 seconds"
  * @example
  * ```ts
  * import { formats, type Message } from "@ctxkit/core"
- * import type { RunStrategyOptions } from "@ctxkit/fit"
+ * import type { RunStrategyOptions } from "@ctxkit/fit/RunStrategy"
  *
  * const options: RunStrategyOptions<Message> = { format: formats.canonical, timeout: "5 seconds" }
  * ```
@@ -78,7 +78,7 @@ export interface RunStrategyOptions<M> extends FitOptions<M> {
  *
  * @example
  * ```ts
- * import type { DroppedBlock } from "@ctxkit/fit"
+ * import type { DroppedBlock } from "@ctxkit/fit/RunStrategy"
  *
  * const dropped: DroppedBlock<{ readonly role: string; readonly content: string }> = {
  *   message: { role: "user", content: "[retrieved] …" },
@@ -464,8 +464,10 @@ export const runStrategy: <M>(
 ) {
   const id = idOf(strategy)
   const fitOptions: RunStrategyOptions<M> | undefined = isObject(options) ? options : undefined
+  // The host's own fits price what they exclude too: the audit reports every block's tokens.
+  const hostOptions: FitOptions<M> = { ...fitOptions, countExcluded: true }
   const truncate = (diagnostics: ReadonlyArray<HostDiagnostic>): StrategyRun<M> => ({
-    result: truncateFit(messages, countTokens, budget, fitOptions),
+    result: truncateFit(messages, countTokens, budget, hostOptions),
     requested: id,
     ran: "truncate",
     fallback: true,
@@ -475,7 +477,7 @@ export const runStrategy: <M>(
   })
   if (BUILTINS.has(strategy)) {
     // A built-in: total, pure and lawful (the host's own code).
-    const result = strategy.fit(messages, countTokens, budget, fitOptions) as FitResult<M>
+    const result = strategy.fit(messages, countTokens, budget, hostOptions) as FitResult<M>
     return { result, requested: id, ran: id, fallback: false, refitted: false, dropped: [], diagnostics: [] }
   }
   if (!Array.isArray(messages)) return truncate([])

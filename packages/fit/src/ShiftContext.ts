@@ -25,13 +25,17 @@ import { truncateFit } from "./internal/strategies.ts"
  *   soon as the total fits. With `compress`, large blocks first keep their head and tail instead.
  * - When the protected messages alone exceed the budget, or the budget is not a finite number > 0: `fits` is
  *   false and nothing unprotected is kept (`fitOrFail` then fails).
+ * - LangChain `trimMessages` options, under their names: `strategy: "first"` keeps the oldest messages instead;
+ *   `allowPartial` (with `textSplitter`) keeps the part of the message at the cut that fits; `startOn` / `endOn`
+ *   constrain the first kept message after the system prompt and the last one sent.
  *
  * `kept` holds the caller's own objects (the same references when untouched), in input order, typed as the
  * caller's own message type even when `format` is a lens over a structural type (LangChain `BaseMessage`s with
- * `formats.langchain`, `effect/ai` `Prompt.Message`s with `formats.effectAi`). Linear after
- * counting: each message is counted once (and not at all when `cache` already knows it), the total is kept
- * incrementally, and a final independent recount of `kept` gives `tokens`. Pure: the input is never mutated.
- * Data-first or data-last.
+ * `formats.langchain`, `effect/ai` `Prompt.Message`s with `formats.effectAi`). Linear: each
+ * message is priced at most once (not at all when `cache` already knows it), and only when the result needs it —
+ * the protected messages, what is kept, and the first group that does not fit; the older ones only with
+ * `countExcluded: true`. The total is kept incrementally, and `tokens` is the sum of the prices of what is sent,
+ * checked against it. Pure: the input is never mutated. Data-first or data-last.
  *
  * @example
  * ```ts

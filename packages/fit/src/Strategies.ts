@@ -64,7 +64,7 @@ export const strategies: {
  *
  * @example
  * ```ts
- * import type { BuiltinStrategyId } from "@ctxkit/fit"
+ * import type { BuiltinStrategyId } from "@ctxkit/fit/Strategies"
  *
  * const id: BuiltinStrategyId = "vector-recall"
  * ```

@@ -10,22 +10,31 @@
  * budget), `runInterceptors` (plugin interceptors, then a mandatory recount and final fit), `PromptContextAudit`
  * (`startAudit`, `finalizeAudit`), and `fitPrompt` / `preview` (every stage in one call).
  *
+ * The root exports what users call and read. The diagnostics' classes, the host's diagnostics, the audit's parts
+ * and the BM25 tuning constants are in their modules (`@ctxkit/fit/Diagnostics`, `@ctxkit/fit/HostDiagnostics`,
+ * `@ctxkit/fit/PromptContextAudit`, `@ctxkit/fit/Bm25`, …): the package README lists every one.
+ *
  * @since 0.1.0
  */
 
-export * from "./Bm25.ts"
-export * from "./ContextStrategies.ts"
-export * from "./ContextStrategy.ts"
-export * from "./ContextStrategyRegistry.ts"
-export * from "./Diagnostics.ts"
-export * from "./FitOptions.ts"
-export * from "./FitOrFail.ts"
-export * from "./FitResult.ts"
-export * from "./HostDiagnostics.ts"
-export * from "./Preview.ts"
-export * from "./PromptContextAudit.ts"
-export * from "./PruneMessages.ts"
-export * from "./RunInterceptors.ts"
-export * from "./RunStrategy.ts"
-export * from "./ShiftContext.ts"
-export * from "./Strategies.ts"
+export { bm25Scores } from "./Bm25.ts"
+export { ContextStrategies } from "./ContextStrategies.ts"
+export type { ContextStrategy } from "./ContextStrategy.ts"
+export { ContextStrategyRegistry, type PluginStrategy } from "./ContextStrategyRegistry.ts"
+export { type FitDiagnostic, InvalidBudget } from "./Diagnostics.ts"
+export type { CountTokens, FitOptions, RelevanceScorer, RemovalCandidate } from "./FitOptions.ts"
+export { fitOrFail, type FitOrFailOptions } from "./FitOrFail.ts"
+export { type ExcludedMessage, FitReason, type FitResult, type TruncatedBlock } from "./FitResult.ts"
+export type { HostDiagnostic } from "./HostDiagnostics.ts"
+export { fitPrompt, type PreparedPrompt, preview, type PromptOptions } from "./Preview.ts"
+export { AuditBlock, finalizeAudit, PromptContextAudit, startAudit } from "./PromptContextAudit.ts"
+export { type Pruned, pruneMessages, type PruneOptions, type PruneResult, type PruneScope } from "./PruneMessages.ts"
+export {
+  type InterceptorContext,
+  type InterceptorRun,
+  type PromptInterceptor,
+  runInterceptors
+} from "./RunInterceptors.ts"
+export { runStrategy, type StrategyRun } from "./RunStrategy.ts"
+export { shiftContext } from "./ShiftContext.ts"
+export { strategies } from "./Strategies.ts"

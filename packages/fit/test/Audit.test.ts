@@ -6,8 +6,6 @@ import {
   ContextStrategyRegistry,
   finalizeAudit,
   fitPrompt,
-  MAX_AUDIT_ENTRIES,
-  normalizeProviderError,
   type PluginStrategy,
   preview,
   PromptContextAudit,
@@ -22,6 +20,7 @@ import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { MAX_AUDIT_ENTRIES, normalizeProviderError } from "../src/PromptContextAudit.ts"
 
 const canonical = formats.canonical
 
@@ -214,7 +213,8 @@ describe("PromptContextAudit", () => {
     assert.deepStrictEqual(left, allLeft.slice(allLeft.length - left.length))
     const positions = audit.blocks.map((b) => b.position)
     assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b))
-    const tokens = prompt.interceptors.result.excluded.reduce((sum, e) => sum + e.tokens, 0) + prompt.tokens
+    const tokens = prompt.interceptors.result.excluded.reduce((sum, e) => sum + (e.tokens ?? Number.NaN), 0) +
+      prompt.tokens
     assert.strictEqual(audit.blocks.reduce((sum, b) => sum + b.tokens, 0) + audit.blocksOmitted.tokens, tokens)
   })
 

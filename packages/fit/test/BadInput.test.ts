@@ -1,17 +1,10 @@
 import { formats, type Message } from "@ctxkit/core"
-import {
-  bm25Scores,
-  type ContextStrategy,
-  fitOrFail,
-  NotAConversation,
-  OptionAdjusted,
-  shiftContext,
-  strategies
-} from "@ctxkit/fit"
+import { bm25Scores, type ContextStrategy, fitOrFail, shiftContext, strategies } from "@ctxkit/fit"
 import { deepFreeze, fitViolations, partitionViolations, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { NotAConversation, OptionAdjusted } from "../src/Diagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const builtins: ReadonlyArray<ContextStrategy> = Object.values(strategies)

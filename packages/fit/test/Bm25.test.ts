@@ -1,6 +1,7 @@
-import { BM25_B, BM25_K1, bm25Scores, bm25Terms } from "@ctxkit/fit"
+import { bm25Scores } from "@ctxkit/fit"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { BM25_B, BM25_K1, bm25Terms } from "../src/Bm25.ts"
 
 describe("bm25Scores", () => {
   it("uses k1 = 1.2 and b = 0.75", () => {

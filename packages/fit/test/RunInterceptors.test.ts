@@ -1,11 +1,8 @@
 import { formats, type Message, type OpenAiChatMessage } from "@ctxkit/core"
 import {
-  FinalFitApplied,
   type FitOptions,
   type FitResult,
   type InterceptorContext,
-  InterceptorRestored,
-  InterceptorSkipped,
   type PromptInterceptor,
   runInterceptors,
   shiftContext
@@ -15,6 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
+import { FinalFitApplied, InterceptorRestored, InterceptorSkipped } from "../src/HostDiagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical: FitOptions<Message> = { format: formats.canonical }

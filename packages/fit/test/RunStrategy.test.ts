@@ -6,16 +6,14 @@ import {
   type FitResult,
   type PluginStrategy,
   runStrategy,
-  strategies,
-  StrategyFailed,
-  StrategyRefitted,
-  StrategyRejected
+  strategies
 } from "@ctxkit/fit"
 import { deepFreeze, fitViolations, type StrategyUnderTest } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
+import { StrategyFailed, StrategyRefitted, StrategyRejected } from "../src/HostDiagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical: FitOptions<Message> = { format: formats.canonical }
@@ -47,7 +45,9 @@ const lawful = (strategy: PluginStrategy, at = budget): void => {
   assert.deepStrictEqual(fitViolations(guarded(strategy), messages, at, { format: formats.canonical as never }), [])
 }
 
-const truncated = (at = budget): FitResult<Message> => strategies.truncate.fit(messages, count, at, canonical)
+// The host prices what it excludes (`countExcluded`), so a direct fit compared with its result does too.
+const truncated = (at = budget): FitResult<Message> =>
+  strategies.truncate.fit(messages, count, at, { ...canonical, countExcluded: true })
 
 /** A plugin whose fit answers with `answer(truncate's result)`. */
 const tampering = (id: string, answer: (fitted: FitResult<Message>) => unknown): PluginStrategy => ({
@@ -63,7 +63,10 @@ describe("runStrategy: the host's guard", () => {
   it.effect("uses a built-in's result as it is", () =>
     Effect.gen(function*() {
       const result = yield* run(strategies.summarize)
-      assert.deepStrictEqual(result.result, strategies.summarize.fit(messages, count, budget, canonical))
+      assert.deepStrictEqual(
+        result.result,
+        strategies.summarize.fit(messages, count, budget, { ...canonical, countExcluded: true })
+      )
       assert.strictEqual(result.ran, "summarize")
       assert.isFalse(result.fallback)
       assert.deepStrictEqual(result.diagnostics, [])
@@ -76,7 +79,10 @@ describe("runStrategy: the host's guard", () => {
       assert.strictEqual(result.ran, "my/summary")
       assert.isFalse(result.fallback)
       assert.isFalse(result.refitted)
-      assert.deepStrictEqual(result.result, strategies.summarize.fit(messages, count, budget, canonical))
+      assert.deepStrictEqual(
+        result.result,
+        strategies.summarize.fit(messages, count, budget, { ...canonical, countExcluded: true })
+      )
       lawful(mine)
       // The same through an Effect.
       const remote: PluginStrategy = {

@@ -1,9 +1,10 @@
 import { approximateCounter, CounterFailed, makeCostCache, SettingAdjusted, type TokenCounter } from "@ctxkit/budget"
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import { CallbackFailed, ProtectedOverBudget, shiftContext, strategies, UnusableBudget } from "@ctxkit/fit"
+import { shiftContext, strategies } from "@ctxkit/fit"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
+import { CallbackFailed, ProtectedOverBudget, UnusableBudget } from "../src/Diagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical = { format: formats.canonical }
@@ -126,7 +127,7 @@ describe("shiftContext", () => {
     ])
   })
 
-  it("counts each message once, and not at all when the cache already knows it", () => {
+  it("prices each message at most once, only what it needs unless countExcluded, nothing the cache knows", () => {
     const seen: Array<string> = []
     const counter: TokenCounter = {
       id: "recording",
@@ -136,11 +137,25 @@ describe("shiftContext", () => {
         return count(text)
       }
     }
-    shiftContext(messages, counter, 40, canonical)
+    // The protected system prompt and request first, then newest first: message 5 fits, message 3 does not (the
+    // cut). Messages 1, 2 and 4 are older than the cut and are not priced.
+    const lazy = shiftContext(messages, counter, 40, canonical)
+    assert.deepStrictEqual(seen, ["You are terse.", "now", "c".repeat(40), "b".repeat(40)])
+    assert.deepStrictEqual(lazy.excluded.map((e) => [e.index, e.tokens]), [[1, undefined], [2, undefined], [
+      4,
+      undefined
+    ], [
+      3,
+      14
+    ]])
+    seen.length = 0
+    const priced = shiftContext(messages, counter, 40, { ...canonical, countExcluded: true })
     assert.strictEqual(seen.length, messages.length)
+    assert.deepStrictEqual(priced.excluded.map((e) => [e.index, e.tokens]), [[1, 14], [2, 6], [4, 14], [3, 14]])
+    assert.deepStrictEqual(priced.kept, lazy.kept)
     seen.length = 0
     const cache = makeCostCache()
-    shiftContext(messages, counter, 40, { ...canonical, cache })
+    shiftContext(messages, counter, 40, { ...canonical, cache, countExcluded: true })
     assert.strictEqual(seen.length, messages.length)
     seen.length = 0
     const grown = [...messages, { role: "assistant", content: "ok" } satisfies Message]
@@ -166,7 +181,8 @@ describe("shiftContext", () => {
       assert.strictEqual(result.diagnostics.length, 1)
       assert.instanceOf(result.diagnostics[0], CounterFailed)
       assert.strictEqual((result.diagnostics[0] as CounterFailed).failure, "invalid-count")
-      assert.strictEqual((result.diagnostics[0] as CounterFailed).texts, messages.length)
+      // The 4 texts it priced (see above).
+      assert.strictEqual((result.diagnostics[0] as CounterFailed).texts, 4)
     }
     const throwing = shiftContext(
       messages,

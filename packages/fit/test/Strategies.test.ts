@@ -1,8 +1,9 @@
 import { formats, type Message, type OpenAiChatMessage } from "@ctxkit/core"
-import { bm25Scores, CallbackFailed, RelevanceIgnored, strategies, SummaryOmitted } from "@ctxkit/fit"
+import { bm25Scores, strategies } from "@ctxkit/fit"
 import { conversation, deepFreeze, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { CallbackFailed, RelevanceIgnored, SummaryOmitted } from "../src/Diagnostics.ts"
 import { runs } from "../../../tests/runs.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
@@ -92,8 +93,9 @@ describe("summarize", () => {
     assert.deepStrictEqual(result.diagnostics.map((d) => d._tag), ["CounterFailed"])
     const failed = result.diagnostics[0]
     if (failed?._tag !== "CounterFailed") return assert.fail("no CounterFailed")
-    // 5 messages, the summary text once, then the note.
-    assert.strictEqual(failed.texts, 7)
+    // The 3 messages priced (the system prompt, the current request, and message 3, the cut: the older ones are
+    // not priced), the summary text once, then the note.
+    assert.strictEqual(failed.texts, 5)
     assert.deepStrictEqual(result.inserted, strategies.summarize.fit(messages, count, 400, canonical).inserted)
   })
 

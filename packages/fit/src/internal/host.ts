@@ -223,7 +223,9 @@ export const hostFit = <M>(
     format,
     protectCurrentRequest: false,
     compress: false,
-    removalPriority
+    removalPriority,
+    // The host reports every block's tokens, excluded ones included.
+    countExcluded: true
   })
 }
 

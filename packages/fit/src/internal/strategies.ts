@@ -3,7 +3,20 @@ import { bm25Scores } from "../Bm25.ts"
 import { CallbackFailed, RelevanceIgnored, SummaryOmitted } from "../Diagnostics.ts"
 import type { CountTokens, FitOptions } from "../FitOptions.ts"
 import type { FitResult } from "../FitResult.ts"
-import { Fitting } from "./fitting.ts"
+import {
+  countText,
+  finishFitting,
+  fits,
+  type Fitting,
+  insertNote,
+  isRemoved,
+  keepNewest,
+  removedInInputOrder,
+  removeGroup,
+  startFitting
+} from "./fitting.ts"
+import { removalOrder } from "./order.ts"
+import { shift } from "./shift.ts"
 import { buildSummary, summaryCap, summaryLines } from "./summary.ts"
 import { describeValue } from "./text.ts"
 
@@ -14,13 +27,6 @@ type Fit = <M>(
   options?: FitOptions<M> | undefined
 ) => FitResult<M>
 
-/** Compresses (when asked) then drops the groups of `order` until the total fits. */
-const shift = <M>(f: Fitting<M>, order: ReadonlyArray<number>): void => {
-  const compression = f.compression()
-  if (compression !== undefined) f.compressUntilFits(order, compression)
-  f.dropUntilFits(order, "context-shift")
-}
-
 /** `truncate`: the oldest unprotected groups go first, until it fits. */
 export const truncateFit: Fit = <M>(
   messages: ReadonlyArray<M>,
@@ -28,9 +34,9 @@ export const truncateFit: Fit = <M>(
   budget: number,
   options?: FitOptions<M>
 ): FitResult<M> => {
-  const f = new Fitting<M>(messages, countTokens, budget, options)
-  shift(f, f.historyOrder())
-  return f.finish()
+  const f = startFitting<M>(messages, countTokens, budget, options)
+  shift(f, removalOrder(f))
+  return finishFitting(f)
 }
 
 /** `summarize`: truncate, then a local summary of what went, before the current request, removable last. */
@@ -40,51 +46,54 @@ export const summarizeFit: Fit = <M>(
   budget: number,
   options?: FitOptions<M>
 ): FitResult<M> => {
-  const f = new Fitting<M>(messages, countTokens, budget, options)
-  const order = f.historyOrder()
+  const f = startFitting<M>(messages, countTokens, budget, options)
+  const order = removalOrder(f)
   shift(f, order)
+  const { budget: fitted, budgetUsable, format, overhead } = f.settings
   let created = false
-  if (f.order.length > 0 && f.budgetUsable) {
-    const cap = summaryCap(f.budget)
-    const count = (text: string): number => f.countText(text)
+  if (f.removed.length > 0 && budgetUsable) {
+    const cap = summaryCap(fitted)
+    const count = (text: string): number => countText(f, text)
     for (let attempt = 0;; attempt++) {
-      const text = buildSummary(summaryLines(f.excludedInInputOrder(), f.format), cap, count)
+      const text = buildSummary(summaryLines(removedInInputOrder(f), format), cap, count)
       if (text === undefined) {
         f.diagnostics.push(new SummaryOmitted({ reason: "too-small", cap }))
         break
       }
-      const note = f.format.makeNote(text, { role: "user", kind: "summary" })
-      const cost = f.messageCost(note)
-      if (f.fits(cost)) {
-        const request = f.request >= 0 && !f.isRemoved(f.groupOf[f.request] as number) ? f.request : f.list.length
-        f.insert(note, cost, request)
+      const note = format.makeNote(text, { role: "user", kind: "summary" })
+      const cost = f.price(note)
+      if (fits(f, cost)) {
+        const request = f.request >= 0 && !isRemoved(f, f.groupOf[f.request] as number) ? f.request : f.input.length
+        insertNote(f, note, cost, request)
         created = true
         break
       }
       // Make room for the summary (it goes last). After two rebuilds, make room for the largest summary the
       // cap allows, so that the next one fits: at most four summaries are ever built.
-      const room = attempt < 2 ? cost : Math.max(cost, cap + f.overhead)
-      if (f.dropUntilFits(order, "context-shift", room) === 0) {
+      const room = attempt < 2 ? cost : Math.max(cost, cap + overhead)
+      if (keepNewest(f, order, "context-shift", room) === 0) {
         f.diagnostics.push(new SummaryOmitted({ reason: "no-room", cap }))
         break
       }
     }
   }
-  return f.finish({ summaryCreated: created })
+  return finishFitting(f, { summaryCreated: created })
 }
 
 const isRecallBlock = <M>(f: Fitting<M>, m: M): boolean => {
-  if (f.format.role(m) !== "system") return false
-  const source = f.format.source(m)
+  const format = f.settings.format
+  if (format.role(m) !== "system") return false
+  const source = format.source(m)
   return source === "memory" || source === "lorebook"
 }
 
 /** Relevance in [0, 1] of every memory/lorebook message in `members`: `meta.relevance`, else the scorer's. */
 const relevances = <M>(f: Fitting<M>, members: ReadonlyArray<number>): Map<number, number> => {
+  const format = f.settings.format
   const out = new Map<number, number>()
   const unscored: Array<number> = []
   for (const i of members) {
-    const meta = f.format.meta(f.list[i] as M)
+    const meta = format.meta(f.input[i] as M)
     const given = meta === undefined ? undefined : meta["relevance"]
     if (typeof given === "number" && given >= 0 && given <= 1) out.set(i, given)
     else {
@@ -93,9 +102,9 @@ const relevances = <M>(f: Fitting<M>, members: ReadonlyArray<number>): Map<numbe
     }
   }
   if (unscored.length === 0) return out
-  const query = f.request >= 0 ? f.format.text(f.list[f.request] as M) : ""
-  const documents = members.map((i) => f.format.text(f.list[i] as M))
-  const scorer = typeof f.options.relevance === "function" ? f.options.relevance : bm25Scores
+  const query = f.request >= 0 ? format.text(f.input[f.request] as M) : ""
+  const documents = members.map((i) => format.text(f.input[i] as M))
+  const scorer = f.settings.relevance ?? bm25Scores
   let scores: ReadonlyArray<number> = []
   let failure: string | undefined
   try {
@@ -124,14 +133,14 @@ export const vectorRecallFit: Fit = <M>(
   budget: number,
   options?: FitOptions<M>
 ): FitResult<M> => {
-  const f = new Fitting<M>(messages, countTokens, budget, options)
+  const f = startFitting<M>(messages, countTokens, budget, options)
   const blocks: Array<number> = []
   const history: Array<number> = []
   const members: Array<number> = []
   for (let g = 0; g < f.groups.length; g++) {
     if (f.locked[g] === 1) continue
     const group = f.groups[g] ?? []
-    if (group.every((i) => isRecallBlock(f, f.list[i]))) {
+    if (group.every((i) => isRecallBlock(f, f.input[i] as M))) {
       blocks.push(g)
       for (const i of group) members.push(i)
     } else history.push(g)
@@ -143,11 +152,11 @@ export const vectorRecallFit: Fit = <M>(
   }
   // Stable: equal relevance keeps age order.
   blocks.sort((a, b) => (groupRelevance.get(a) ?? 0) - (groupRelevance.get(b) ?? 0))
-  shift(f, [...blocks, ...f.historyOrder(history)])
-  return f.finish()
+  shift(f, [...blocks, ...removalOrder(f, history)])
+  return finishFitting(f)
 }
 
-const isManuallyExcluded = <M>(f: Fitting<M>, m: M): boolean => f.format.meta(m)?.["manualExcluded"] === true
+const isManuallyExcluded = <M>(f: Fitting<M>, m: M): boolean => f.settings.format.meta(m)?.["manualExcluded"] === true
 
 /** `manual`: `meta.manualExcluded` groups go (protected ones stay), then truncate if more room is needed. */
 export const manualFit: Fit = <M>(
@@ -156,11 +165,14 @@ export const manualFit: Fit = <M>(
   budget: number,
   options?: FitOptions<M>
 ): FitResult<M> => {
-  const f = new Fitting<M>(messages, countTokens, budget, options)
+  const f = startFitting<M>(messages, countTokens, budget, options)
   for (let g = 0; g < f.groups.length; g++) {
-    if (f.locked[g] === 0 && (f.groups[g] ?? []).some((i) => isManuallyExcluded(f, f.list[i]))) f.remove(g, "manual")
+    if (f.locked[g] === 0 && (f.groups[g] ?? []).some((i) => isManuallyExcluded(f, f.input[i] as M))) {
+      removeGroup(f, g, "manual")
+    }
   }
-  const fallback = !f.fits()
-  if (fallback) shift(f, f.historyOrder())
-  return f.finish({ manualFallback: fallback })
+  // The rest is shifted as by `truncate`; the fallback is whether that had to remove or compress anything, or could
+  // not fit at all.
+  const shifted = shift(f, removalOrder(f))
+  return finishFitting(f, { manualFallback: shifted > 0 || f.copies.size > 0 || !fits(f) })
 }

@@ -1,0 +1,52 @@
+/**
+ * What a message costs. Every price fitting needs — an input message, a compressed copy, a summary note — comes
+ * from the one function {@link makePrice} builds, so a change in how messages are priced is made here only.
+ */
+import { CounterFailed, estimateTokens, messageCost } from "@ctxkit/budget"
+import type { FitDiagnostic } from "../Diagnostics.ts"
+import type { Settings } from "./settings.ts"
+
+/** A message's cost in tokens, overhead included. */
+export type Price<M> = (message: M) => number
+
+/**
+ * Adds `fresh` to `diagnostics`, keeping one `CounterFailed` per counter and kind of failure (the numbers of texts
+ * that fell back added up), so that a counter failing on every message is reported once.
+ */
+export const absorb = (diagnostics: Array<FitDiagnostic>, fresh: ReadonlyArray<FitDiagnostic>): void => {
+  for (const d of fresh) {
+    if (d._tag === "CounterFailed") {
+      const at = diagnostics.findIndex((x) =>
+        x._tag === "CounterFailed" && x.counter === d.counter && x.failure === d.failure
+      )
+      const seen = diagnostics[at]
+      if (seen !== undefined && seen._tag === "CounterFailed") {
+        diagnostics[at] = new CounterFailed({ ...seen, texts: seen.texts + d.texts })
+        continue
+      }
+    }
+    diagnostics.push(d)
+  }
+}
+
+/**
+ * The price of a message: `count(format.text(message)) + overhead`, through the caller's cost cache when there is
+ * one (so that counts are shared with every other user of that cache), guarded (a counter that fails falls back
+ * to the approximate count; `diagnostics` says so).
+ */
+export const makePrice = <M>(settings: Settings<M>, diagnostics: Array<FitDiagnostic>): Price<M> => {
+  const { cache, counter, format, overhead } = settings
+  if (cache !== undefined) {
+    const options = { counter, format, perMessageOverhead: overhead, cache }
+    return (message) => {
+      const estimate = messageCost(message, options)
+      if (estimate.diagnostics.length > 0) absorb(diagnostics, estimate.diagnostics)
+      return estimate.tokens
+    }
+  }
+  return (message) => {
+    const estimate = estimateTokens(format.text(message), counter)
+    if (estimate.diagnostics.length > 0) absorb(diagnostics, estimate.diagnostics)
+    return estimate.tokens + overhead
+  }
+}
