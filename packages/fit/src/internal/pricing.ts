@@ -3,6 +3,7 @@
  * from the one function {@link makePrice} builds, so a change in how messages are priced is made here only.
  */
 import { CounterFailed, estimateTokens, messageCost } from "@ctxkit/budget"
+import * as Predicate from "effect/Predicate"
 import type { FitDiagnostic } from "../Diagnostics.ts"
 import type { Settings } from "./settings.ts"
 
@@ -30,14 +31,15 @@ export const absorb = (diagnostics: Array<FitDiagnostic>, fresh: ReadonlyArray<F
 }
 
 /**
- * The price of a message: `count(format.text(message)) + overhead`, through the caller's cost cache when there is
+ * The price of a message: `count(format.text(message)) + overhead` (or the counter's own `countMessage`), through the caller's cost cache when there is
  * one (so that counts are shared with every other user of that cache), guarded (a counter that fails falls back
  * to the approximate count; `diagnostics` says so).
  */
 export const makePrice = <M>(settings: Settings<M>, diagnostics: Array<FitDiagnostic>): Price<M> => {
   const { cache, counter, format, overhead } = settings
-  if (cache !== undefined) {
-    const options = { counter, format, perMessageOverhead: overhead, cache }
+  // A counter that prices whole messages (`countMessage`) is priced the way budget prices it, framing included.
+  if (cache !== undefined || Predicate.hasProperty(counter, "countMessage")) {
+    const options = { counter, format, perMessageOverhead: overhead, ...(cache === undefined ? {} : { cache }) }
     return (message) => {
       const estimate = messageCost(message, options)
       if (estimate.diagnostics.length > 0) absorb(diagnostics, estimate.diagnostics)
