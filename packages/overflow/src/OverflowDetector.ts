@@ -51,6 +51,8 @@ export const initial = (options: DetectorOptions = {}): OverflowDetectorState =>
     counter: counter.id,
     exact: counter.approximate === false,
     lastGood: null,
+    ceiling: null,
+    overflowEstimate: null,
     overhead: null,
     largestPrompt: 0,
     smallestOverflow: null
@@ -59,26 +61,58 @@ export const initial = (options: DetectorOptions = {}): OverflowDetectorState =>
 
 const usable = (n: number): boolean => Number.isFinite(n) && n > 0
 
-const observeImpl = (state: OverflowDetectorState, request: ObservedRequest): Observation => {
+/** The state without what it knew about the conversation (after an edit). */
+const forgetConversation = (state: OverflowDetectorState): OverflowDetectorState =>
+  state.lastGood === null && state.ceiling === null && state.overflowEstimate === null
+    ? state
+    : { ...state, lastGood: null, ceiling: null, overflowEstimate: null }
+
+const higher = (ceiling: RequestSample | null, sample: RequestSample): RequestSample =>
+  ceiling === null || sample.tokens > ceiling.tokens ? sample : ceiling
+
+const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): Observation => {
   const kind = request.kind ?? "turn"
   const minGrowth = kind === "compaction" ? OVERFLOW_MIN_GROWTH_COMPACT : OVERFLOW_MIN_GROWTH
   const sample: RequestSample = { tokens: request.tokens, estimate: request.estimate }
-  const baseline = state.lastGood
-  const common = { kind, sample, baseline, minGrowth }
+  const usableWindow = request.window !== undefined && usable(request.window)
   // Undecidable: no usage, or nothing to compare it with. Nothing is learned either.
-  if (!usable(sample.tokens)) {
-    return { state, verdict: { truncated: false, calibrate: false, rule: "no-usage", ...common } }
+  if (!usable(sample.tokens) || !usable(sample.estimate)) {
+    const rule = usable(sample.tokens) ? "no-estimate" : "no-usage"
+    const verdict: OverflowVerdict = {
+      truncated: false,
+      calibrate: false,
+      rule,
+      kind,
+      sample,
+      baseline: before.lastGood,
+      minGrowth,
+      evidence: {}
+    }
+    // An edit is still an edit: what was known about the conversation no longer holds.
+    return { state: request.edited === undefined ? before : forgetConversation(before), verdict }
   }
-  if (!usable(sample.estimate)) {
-    return { state, verdict: { truncated: false, calibrate: false, rule: "no-estimate", ...common } }
-  }
-  const { rule, truncated } = judge(state, sample, minGrowth)
+  const state = request.edited === undefined ? before : forgetConversation(before)
+  const judged = { tokens: sample.tokens, estimate: sample.estimate, ...(usableWindow ? { window: request.window } : {}) }
+  const decision = judge(state, judged, minGrowth)
+  const { rule, truncated, evidence } = decision
+  const baseline = state.lastGood
+  const common = { kind, sample, baseline, minGrowth, evidence }
   if (!truncated) {
+    // An estimate that went down is an edit nobody declared: the conversation is judged afresh from here.
+    const conversation = rule === "shrunk" ? forgetConversation(state) : state
+    if (decision.suspect === true) {
+      // The tutorial's signal fired and no safe rule confirmed it: not flagged, and not trusted either.
+      const next: OverflowDetectorState = kind === "turn"
+        ? { ...conversation, ceiling: higher(conversation.ceiling, sample) }
+        : conversation
+      return { state: next, verdict: { truncated: false, calibrate: false, rule, ...common, suspect: true } }
+    }
     const overhead = sample.tokens - sample.estimate
     const next: OverflowDetectorState = {
-      ...state,
+      ...conversation,
       // A compaction request is a side request: the turns that follow are compared with the last turn.
-      lastGood: kind === "turn" ? sample : state.lastGood,
+      lastGood: kind === "turn" ? sample : conversation.lastGood,
+      ceiling: kind === "turn" ? higher(conversation.ceiling, sample) : conversation.ceiling,
       overhead: state.exact ? Math.min(state.overhead ?? overhead, overhead) : state.overhead,
       largestPrompt: Math.max(state.largestPrompt, sample.tokens)
     }
@@ -97,7 +131,19 @@ const observeImpl = (state: OverflowDetectorState, request: ObservedRequest): Ob
   const smallestOverflow = size === undefined
     ? state.smallestOverflow
     : Math.round(Math.min(state.smallestOverflow ?? size, size))
-  const next: OverflowDetectorState = { ...state, largestPrompt, smallestOverflow }
+  // A turn that did not fit bounds every larger turn of the conversation; a compaction request (the history
+  // plus an instruction) bounds nothing else.
+  const next: OverflowDetectorState = {
+    ...state,
+    ...(kind === "turn"
+      ? {
+        ceiling: higher(state.ceiling, sample),
+        overflowEstimate: Math.min(state.overflowEstimate ?? sample.estimate, sample.estimate)
+      }
+      : {}),
+    largestPrompt,
+    smallestOverflow
+  }
   const verdict: OverflowVerdict = { truncated: true, calibrate: false, rule, ...common, mode }
   if (largestPrompt <= 0) return { state: next, verdict }
   const apparentWindow: ApparentWindow = smallestOverflow !== null && smallestOverflow > largestPrompt
@@ -181,8 +227,10 @@ export const reset: {
       counter: state.counter,
       exact: state.exact,
       lastGood: null,
+      ceiling: null,
+      overflowEstimate: null,
       overhead: null,
       largestPrompt: 0,
       smallestOverflow: null
     }
-    : { ...state, lastGood: null })
+    : forgetConversation(state))

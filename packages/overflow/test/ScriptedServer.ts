@@ -10,7 +10,7 @@
  * assistant turn, the prompt being every message before it.
  */
 import { approximateCounter } from "@ctxkit/budget"
-import type { MessageFormat } from "@ctxkit/core"
+import type { MessageFormat, Role } from "@ctxkit/core"
 import { OverflowDetector, type OverflowDetectorState, type OverflowVerdict } from "@ctxkit/overflow"
 
 /** The estimator's per-message overhead (tokens), added to the approximate count of each message's text. */
@@ -56,6 +56,8 @@ export interface ScriptedServer {
   readonly window: number
   readonly mode: ServerMode
   readonly tokenizer: Tokenizer
+  /** The chat-template tokens of a message of this role; default {@link TEMPLATE_PER_MESSAGE} for every role. */
+  readonly template?: ((role: Role) => number) | undefined
 }
 
 /** What the server answered for one prompt, with the ground truth the harness never sees. */
@@ -72,7 +74,7 @@ export interface Reply {
 
 /** The true size of one message on the server: its text by the server's tokenizer, plus the template. */
 export const serverSize = <M>(server: ScriptedServer, format: MessageFormat<M>, message: M): number =>
-  server.tokenizer(format.text(message)) + TEMPLATE_PER_MESSAGE
+  server.tokenizer(format.text(message)) + (server.template?.(format.role(message)) ?? TEMPLATE_PER_MESSAGE)
 
 /**
  * The server's answer to a prompt given as the true size of each message and whether it is a system message
