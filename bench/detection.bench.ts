@@ -28,12 +28,21 @@
  */
 import { messageCost } from "@ctxkit/budget"
 import { o200kCounter } from "@ctxkit/budget/o200k"
-import { decodeConversation, formats, type Message, type MessageFormat, type Role } from "@ctxkit/core"
+import { decodeConversation, formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { OverflowDetector } from "@ctxkit/overflow"
+import * as Result from "effect/Result"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as Result from "effect/Result"
 import { replay, type ScriptedServer, serverSize, type Step } from "../packages/overflow/test/ScriptedServer.ts"
+import {
+  ADVERSARIAL,
+  adversarialConversation,
+  exactCounter,
+  serverTokenizer,
+  template,
+  toAnthropic,
+  toOpenAiChat
+} from "../packages/overflow/test/WireReplay.ts"
 import { loadCorpus } from "../tests/corpus.ts"
 import type { Harness } from "./harness.ts"
 
@@ -45,126 +54,6 @@ const MODES = ["honest", "plateau", "collapse"] as const
 type Mode = (typeof MODES)[number]
 const COUNTERS = ["approximate", "exact"] as const
 type CounterName = (typeof COUNTERS)[number]
-
-const TEMPLATE: Readonly<Record<Role, number>> = { system: 4, user: 5, assistant: 6, tool: 3 }
-const template = (role: Role): number => TEMPLATE[role]
-// Each text is counted once by o200k, however many replays count it again.
-const counted = new Map<string, number>()
-const serverTokenizer = (text: string): number => {
-  const known = counted.get(text)
-  if (known !== undefined) return known
-  const n = o200kCounter.count(text)
-  counted.set(text, n)
-  return n
-}
-/** The exact counter of the harness: o200k, through the same memo. */
-const exactCounter = { ...o200kCounter, count: serverTokenizer }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Rendering canonical messages into the two wire formats
-
-const textOf = (content: Message["content"]): string =>
-  typeof content === "string"
-    ? content
-    : content.map((part) => (part.type === "text" ? part.text : "")).join("\n")
-
-const parseArguments = (json: string): unknown => {
-  try {
-    return JSON.parse(json)
-  } catch {
-    return { raw: json }
-  }
-}
-
-const toOpenAiChat = (messages: ReadonlyArray<Message>): ReadonlyArray<unknown> =>
-  messages.map((m) => {
-    switch (m.role) {
-      case "system":
-      case "user":
-        return { role: m.role, content: textOf(m.content) }
-      case "assistant": {
-        const calls = m.toolCalls ?? []
-        return calls.length === 0
-          ? { role: "assistant", content: textOf(m.content) }
-          : {
-            role: "assistant",
-            content: textOf(m.content) || null,
-            tool_calls: calls.map((c) => ({
-              id: c.id,
-              type: "function",
-              function: { name: c.name, arguments: c.arguments }
-            }))
-          }
-      }
-      case "tool":
-        return { role: "tool", tool_call_id: m.toolCallId, content: textOf(m.content) }
-    }
-  })
-
-const toAnthropic = (messages: ReadonlyArray<Message>): ReadonlyArray<unknown> => {
-  const out: Array<unknown> = []
-  let results: Array<unknown> = []
-  const flush = (): void => {
-    if (results.length > 0) out.push({ role: "user", content: results })
-    results = []
-  }
-  for (const m of messages) {
-    if (m.role === "tool") {
-      results.push({ type: "tool_result", tool_use_id: m.toolCallId, content: textOf(m.content) })
-      continue
-    }
-    flush()
-    const text = textOf(m.content)
-    if (m.role === "assistant") {
-      const blocks: Array<unknown> = text === "" ? [] : [{ type: "text", text }]
-      for (const c of m.toolCalls ?? []) {
-        blocks.push({ type: "tool_use", id: c.id, name: c.name, input: parseArguments(c.arguments) })
-      }
-      out.push({ role: "assistant", content: blocks.length === 0 ? [{ type: "text", text: "" }] : blocks })
-    } else {
-      out.push({ role: m.role, content: [{ type: "text", text }] })
-    }
-  }
-  flush()
-  return out
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Adversarial honest conversations: low-information and high-density tool results
-
-const base64Of = (n: number): string =>
-  Buffer.from(Array.from({ length: n }, (_, i) => (i * 7_919 + 13) % 256)).toString("base64")
-
-const ADVERSARIAL: Readonly<Record<string, (turn: number) => string>> = {
-  whitespace: (turn) => " ".repeat(2_000 + 1_500 * (turn % 5)),
-  "blank lines": (turn) => "\n".repeat(1_000 + 700 * (turn % 4)),
-  "repeated lines": (turn) => "WARN retrying connection to 10.0.0.7:5432\n".repeat(40 + 25 * (turn % 3)),
-  base64: (turn) => base64Of(1_500 + 600 * (turn % 4)),
-  cjk: (turn) => "上下文工程是为语言模型准备输入的艺术，窗口有限。".repeat(30 + 10 * (turn % 3)),
-  "minified JSON": (turn) =>
-    JSON.stringify(Array.from({ length: 30 + 10 * (turn % 4) }, (_, i) => ({ id: i, ok: i % 2 === 0, v: [i, i * 2] }))),
-  mixed: (turn) =>
-    [" ".repeat(3_000), base64Of(900), "\n".repeat(400), "ok"][turn % 4] ?? ""
-}
-
-/** A canonical conversation: a system prompt, a task, then `turns` tool calls whose results are `result(turn)`. */
-export const adversarialConversation = (result: (turn: number) => string, turns = 24): ReadonlyArray<Message> => {
-  const messages: Array<Message> = [
-    { role: "system", content: "You are a coding agent. Use the tools to answer." },
-    { role: "user", content: "Find which log line explains the outage and quote it." }
-  ]
-  for (let t = 0; t < turns; t++) {
-    const id = `call_${t}`
-    messages.push({
-      role: "assistant",
-      content: t % 3 === 0 ? "Let me look at the next file." : "",
-      toolCalls: [{ id, name: "read_file", arguments: JSON.stringify({ path: `logs/part-${t}.log` }) }]
-    })
-    messages.push({ role: "tool", toolCallId: id, content: result(t) })
-  }
-  messages.push({ role: "assistant", content: "Done." })
-  return messages
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Replay and tallies
@@ -223,7 +112,9 @@ const add = (tally: Tally, steps: ReadonlyArray<Step>, label = ""): void => {
       process.stdout.write(`--- ${label}\n`)
       for (const s of steps) {
         process.stdout.write(
-          `${s.at} est ${s.estimate} rep ${s.reply.tokens} total ${s.reply.total} trunc ${s.reply.truncated} -> ${s.verdict.truncated} ${s.verdict.rule}${s.verdict.suspect === true ? " suspect" : ""} ${JSON.stringify(s.verdict.evidence)}\n`
+          `${s.at} est ${s.estimate} rep ${s.reply.tokens} total ${s.reply.total} trunc ${s.reply.truncated} -> ${s.verdict.truncated} ${s.verdict.rule}${
+            s.verdict.suspect === true ? " suspect" : ""
+          } ${JSON.stringify(s.verdict.evidence)}\n`
         )
       }
     }
@@ -391,8 +282,12 @@ export const runDetection = (harness: Harness): void => {
 
   const requests = rows[0]?.tally.requests ?? 0
   harness.log(
-    `${replays.length / 2} corpus conversations × 2 wire formats (OpenAI Chat, Anthropic) = ${replays.length} replays, ` +
-      `${requests} requests; server tokenizer o200k_base; windows at ${WINDOWS.map((w) => `${w * 100}%`).join(" / ")} of each conversation.`,
+    `${
+      replays.length / 2
+    } corpus conversations × 2 wire formats (OpenAI Chat, Anthropic) = ${replays.length} replays, ` +
+      `${requests} requests; server tokenizer o200k_base; windows at ${
+        WINDOWS.map((w) => `${w * 100}%`).join(" / ")
+      } of each conversation.`,
     true
   )
   const header =
@@ -405,15 +300,22 @@ export const runDetection = (harness: Harness): void => {
     const where = row.window === null ? "—" : row.window === -1 ? "adversarial" : `${row.window * 100}%`
     const of = `of ${t.truncatedConversations}`
     harness.log(
-      `| ${row.counter} | ${row.mode} | ${where} | ${pct(t.flaggedTruncated, t.truncatedRequests)} (${t.flaggedTruncated}/${t.truncatedRequests}) | ` +
-        `${t.neverFlagged} ${of} | ${t.atFirst} ${of} | ${t.withinTwo} ${of} | ${t.falsePositives} of ${t.requests - t.truncatedRequests} |`,
+      `| ${row.counter} | ${row.mode} | ${where} | ${
+        pct(t.flaggedTruncated, t.truncatedRequests)
+      } (${t.flaggedTruncated}/${t.truncatedRequests}) | ` +
+        `${t.neverFlagged} ${of} | ${t.atFirst} ${of} | ${t.withinTwo} ${of} | ${t.falsePositives} of ${
+          t.requests - t.truncatedRequests
+        } |`,
       true
     )
   }
   harness.log("", true)
   for (const row of rows.filter((r) => r.mode !== "honest")) {
     const rules = Object.entries(row.tally.rules).map(([rule, n]) => `${rule} ${n}`).join(", ")
-    harness.log(`rules that flagged (${row.counter}, ${row.mode}, ${(row.window ?? 0) * 100}%): ${rules || "none"}`, true)
+    harness.log(
+      `rules that flagged (${row.counter}, ${row.mode}, ${(row.window ?? 0) * 100}%): ${rules || "none"}`,
+      true
+    )
   }
   harness.log("", true)
   harness.log(
@@ -438,7 +340,10 @@ export const runDetection = (harness: Harness): void => {
   const dir = fileURLToPath(new URL("results/", import.meta.url))
   mkdirSync(dir, { recursive: true })
   const file = `${dir}detection-rows.json`
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), replays: replays.length, rows, curve }, null, 2) + "\n")
+  writeFileSync(
+    file,
+    JSON.stringify({ date: new Date().toISOString(), replays: replays.length, rows, curve }, null, 2) + "\n"
+  )
   harness.log(`rows written to ${file}`)
 }
 

@@ -103,15 +103,17 @@ const evidence = (verdict: OverflowVerdict): string => {
   const head = `it reported ${n(sample.tokens)} prompt tokens for a request ${counted} at ${n(sample.estimate)}`
   const since = baseline === null
     ? ""
-    : `; since the last complete request the ${counted} size ${change(sample.estimate - baseline.estimate)} tokens and the reported size ${
-      change(sample.tokens - baseline.tokens)
-    }`
+    : `; since the last complete request the ${counted} size ${
+      change(sample.estimate - baseline.estimate)
+    } tokens and the reported size ${change(sample.tokens - baseline.tokens)}`
   switch (verdict.rule) {
     case "growth":
     case "exact-growth":
       return `${head}${since}`
     case "exact-first-request":
-      return facts.expected === undefined ? head : `${head}, while an intact prompt reports at least ${n(facts.expected)}`
+      return facts.expected === undefined
+        ? head
+        : `${head}, while an intact prompt reports at least ${n(facts.expected)}`
     case "not-grown":
       return facts.ceiling === undefined
         ? head

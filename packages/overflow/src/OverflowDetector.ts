@@ -92,7 +92,11 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
     return { state: request.edited === undefined ? before : forgetConversation(before), verdict }
   }
   const state = request.edited === undefined ? before : forgetConversation(before)
-  const judged = { tokens: sample.tokens, estimate: sample.estimate, ...(usableWindow ? { window: request.window } : {}) }
+  const judged = {
+    tokens: sample.tokens,
+    estimate: sample.estimate,
+    ...(usableWindow ? { window: request.window } : {})
+  }
   const decision = judge(state, judged, minGrowth)
   const { rule, truncated, evidence } = decision
   const baseline = state.lastGood

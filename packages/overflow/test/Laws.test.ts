@@ -2,6 +2,8 @@
  * Law L14 (quality.md) and the detector's own invariants, as fast-check properties over arbitrary histories:
  * random samples (including bad numbers) and growing conversations that now and then plateau or collapse.
  */
+import { approximateCounter } from "@ctxkit/budget"
+import { o200kCounter } from "@ctxkit/budget/o200k"
 import {
   contextOverflow,
   looksTruncated,
@@ -9,12 +11,10 @@ import {
   OverflowDetector,
   type OverflowDetectorState,
   overflowMessage,
-  OverflowVerdict,
+  OverflowVerdict
 } from "@ctxkit/overflow"
 import type { PromptEdit } from "@ctxkit/overflow/DetectorState"
 import type { RequestKind } from "@ctxkit/overflow/OverflowVerdict"
-import { approximateCounter } from "@ctxkit/budget"
-import { o200kCounter } from "@ctxkit/budget/o200k"
 import { purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
@@ -134,9 +134,26 @@ const honestConversation = fc.record({
   system: fc.string({ maxLength: 2_000 }),
   steps: fc.array(
     fc.oneof(
-      { weight: 8, arbitrary: fc.record({ step: fc.constant("append" as const), role: fc.constantFrom<Role>("user", "assistant", "tool"), text: content }) },
-      { weight: 1, arbitrary: fc.record({ step: fc.constant("edit" as const), edit: fc.constantFrom<PromptEdit>("compaction", "clearing", "reduction", "epoch"), keep: fc.double({ min: 0, max: 1, noNaN: true }) }) },
-      { weight: 1, arbitrary: fc.record({ step: fc.constant("compact" as const), instruction: fc.string({ maxLength: 400 }) }) }
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          step: fc.constant("append" as const),
+          role: fc.constantFrom<Role>("user", "assistant", "tool"),
+          text: content
+        })
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          step: fc.constant("edit" as const),
+          edit: fc.constantFrom<PromptEdit>("compaction", "clearing", "reduction", "epoch"),
+          keep: fc.double({ min: 0, max: 1, noNaN: true })
+        })
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({ step: fc.constant("compact" as const), instruction: fc.string({ maxLength: 400 }) })
+      }
     ),
     { maxLength: 24 }
   )
@@ -274,7 +291,10 @@ describe("OverflowDetector invariants", () => {
           if (verdict.rule === "no-usage" || verdict.rule === "no-estimate") continue
           if (looksTruncated(before.lastGood, request, minGrowth) && !verdict.truncated) {
             // An exact count that matches is stronger than the ratio; an undeclared edit is judged afresh.
-            assert.isTrue(verdict.suspect === true || before.exact || verdict.rule === "shrunk", JSON.stringify(verdict))
+            assert.isTrue(
+              verdict.suspect === true || before.exact || verdict.rule === "shrunk",
+              JSON.stringify(verdict)
+            )
           }
           if (verdict.truncated) assert.notDeepEqual(verdict.evidence, {})
           if (verdict.suspect === true) assert.isFalse(verdict.truncated)

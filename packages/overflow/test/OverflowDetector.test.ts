@@ -101,7 +101,10 @@ describe("OverflowDetector", () => {
   })
 
   it("a declared edit forgets the conversation before judging: an honest prompt may shrink after one", () => {
-    const state = feed(OverflowDetector.initial(), [{ tokens: 9_000, estimate: 8_000 }, { tokens: 9_500, estimate: 8_400 }])
+    const state = feed(OverflowDetector.initial(), [{ tokens: 9_000, estimate: 8_000 }, {
+      tokens: 9_500,
+      estimate: 8_400
+    }])
     // Without the edit declared, a larger request reported under the ceiling is truncated...
     assert.strictEqual(OverflowDetector.observe(state, { tokens: 2_100, estimate: 8_600 }).verdict.rule, "not-grown")
     // ... with it, it is a first request again (clearing replaced big results by a short note).
@@ -114,7 +117,10 @@ describe("OverflowDetector", () => {
   })
 
   it("a request at least as large as one that did not fit is truncated (beyond-overflow)", () => {
-    const state = feed(OverflowDetector.initial(), [{ tokens: 3_700, estimate: 3_450 }, { tokens: 3_650, estimate: 4_000 }])
+    const state = feed(OverflowDetector.initial(), [{ tokens: 3_700, estimate: 3_450 }, {
+      tokens: 3_650,
+      estimate: 4_000
+    }])
     assert.strictEqual(state.overflowEstimate, 4_000)
     const { verdict } = OverflowDetector.observe(state, { tokens: 3_990, estimate: 4_200 })
     assert.deepStrictEqual([verdict.truncated, verdict.rule, verdict.evidence], [true, "beyond-overflow", {
@@ -135,7 +141,10 @@ describe("OverflowDetector", () => {
     assert.deepStrictEqual([unknown.truncated, unknown.rule], [false, "below-min-growth"])
     // A window not usable (0, NaN) is ignored.
     for (const window of [0, Number.NaN]) {
-      assert.strictEqual(OverflowDetector.observe(state, { tokens: 4_095, estimate: 3_990, window }).verdict.rule, "below-min-growth")
+      assert.strictEqual(
+        OverflowDetector.observe(state, { tokens: 4_095, estimate: 3_990, window }).verdict.rule,
+        "below-min-growth"
+      )
     }
   })
 

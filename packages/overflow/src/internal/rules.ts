@@ -48,7 +48,10 @@ export interface Decision {
 const round2 = (n: number): number => Math.round(n * 1_000) / 1_000
 
 /** The fewest tokens an intact prompt would have been reported with, by the exact counter. */
-const exactExpectation = (state: OverflowDetectorState, cur: RequestSample): { expected: number; tolerance: number } => {
+const exactExpectation = (
+  state: OverflowDetectorState,
+  cur: RequestSample
+): { expected: number; tolerance: number } => {
   const prev = state.lastGood
   if (prev !== null) {
     // The template only adds tokens as messages are appended: the overhead of the last good request holds.
@@ -109,7 +112,12 @@ export const judge = (state: OverflowDetectorState, request: ObservedRequest, mi
     if (!looksTruncated(null, cur)) return { rule: "first-request", truncated: false, evidence: { ratio } }
     return cur.tokens < LOW_INFORMATION_RATIO * cur.estimate
       ? { rule: "first-request", truncated: true, evidence: { ratio, threshold: LOW_INFORMATION_RATIO } }
-      : { rule: "first-request", truncated: false, suspect: true, evidence: { ratio, threshold: LOW_INFORMATION_RATIO } }
+      : {
+        rule: "first-request",
+        truncated: false,
+        suspect: true,
+        evidence: { ratio, threshold: LOW_INFORMATION_RATIO }
+      }
   }
   const grown = cur.estimate - prev.estimate
   if (grown < minGrowth) return { rule: "below-min-growth", truncated: false, evidence: {} }
