@@ -132,7 +132,7 @@ export type ObservedRequest = typeof ObservedRequest.Type
  *
  * @example
  * ```ts
- * import type { ResetCause } from "@ctxkit/overflow"
+ * import type { ResetCause } from "@ctxkit/overflow/DetectorState"
  *
  * const cause: ResetCause = "compaction"
  * ```
@@ -154,7 +154,7 @@ export type ResetCause = typeof ResetCause.Type
  * @example
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
- * import type { DetectorOptions } from "@ctxkit/overflow"
+ * import type { DetectorOptions } from "@ctxkit/overflow/DetectorState"
  *
  * const options: DetectorOptions = { counter: approximateCounter }
  * ```
@@ -176,7 +176,8 @@ export interface DetectorOptions {
  *
  * @example
  * ```ts
- * import { OverflowDetector, type Observation } from "@ctxkit/overflow"
+ * import { OverflowDetector } from "@ctxkit/overflow"
+ * import type { Observation } from "@ctxkit/overflow/DetectorState"
  *
  * const observation: Observation = OverflowDetector.observe(OverflowDetector.initial(), { tokens: 900, estimate: 800 })
  * observation.state.lastGood // { tokens: 900, estimate: 800 }

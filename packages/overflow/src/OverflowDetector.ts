@@ -160,28 +160,41 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
  * Observes one response: judges its request, and returns the verdict and the next state. Call it for EVERY
  * response, with the prompt size the server reported (input + cache read + cache write) and the estimate of
  * the same request; pass `kind: "compaction"` for a compaction request (judged with
- * `OVERFLOW_MIN_GROWTH_COMPACT`, never the baseline of later turns).
+ * `OVERFLOW_MIN_GROWTH_COMPACT` by the same rules, never the baseline or ceiling of later turns).
  *
- * The rules, in order (the verdict's `rule` names the one that decided):
- * 1. `no-usage`, `no-estimate`: nothing reported, or nothing estimated: undecided, no calibration, state unchanged.
- * 2. No baseline (first request, or first after a reset): `first-request` when the estimate is at least
- *    `OVERFLOW_MIN_FIRST` and the reported size is under `OVERFLOW_GROWTH_RATIO` of it; with an exact counter,
- *    `exact-first-request`: truncated when the reported size falls short of the count (plus the template
- *    overhead learned from good requests, when negative) by more than `OVERFLOW_EXACT_SHORTFALL` of it and at
- *    least `OVERFLOW_EXACT_MIN_SHORTFALL` tokens; otherwise `first-request-small`, undecided.
- * 3. With a baseline: `growth` — the tutorial's signal, as `looksTruncated`; `shrunk` when the estimate went
- *    down (a reset was missed), undecided; `collapse` when the estimate grew by less than the minimum but the
- *    reported size fell under `OVERFLOW_GROWTH_RATIO` of the baseline's; with an exact counter,
- *    `exact-growth`: truncated when the reported growth falls short of the exact growth by more than the
- *    margin above; otherwise `below-min-growth`, undecided.
+ * Pass `edited` when the harness changed the prompt since the previous request (compaction, clearing, an
+ * in-place reduction, a governor epoch): an honest prompt only grows unless it was edited, so the detector
+ * forgets the conversation (not the server) before judging. Pass `window` when the server's window is known.
  *
- * A truncated request never calibrates and never becomes the baseline. A request whose reported size grew at
- * least as much as its estimate is never flagged, and neither is one with no usage (law L14).
+ * The rules, in order (the verdict's `rule` names the one that decided, `evidence` the numbers):
+ * 1. `no-usage`, `no-estimate`: nothing reported, or nothing estimated: undecided, no calibration.
+ * 2. `beyond-overflow`: at least as large as a request of this conversation that did not fit.
+ * 3. `shrunk`: the estimate went down with no edit declared: undecided; the conversation is judged afresh.
+ * 4. `not-grown`: larger than the request with the highest report, yet reported at or under it. Every appended
+ *    message adds template tokens, so an honest report only grows; at any growth, with either counter.
+ * 5. `collapse`: under the minimum growth, the report fell under `OVERFLOW_GROWTH_RATIO` of the last good one.
+ * 6. Exact counter (not `approximate`): EVERY request is judged directly. `exact-growth`: truncated when the
+ *    report falls short of the count plus the overhead of the last good request (`reported − count`: the
+ *    chat template, tools) by more than max(3 tokens, 2% of the counted growth); `exact-first-request`, with
+ *    no baseline: short of the count (plus the overhead learned, when negative) by more than max(3, 2%).
+ * 7. Approximate counter: `known-window` (the last good report plus the least the growth can cost exceeds
+ *    the known window, and the report is at or under it); `first-request` and `growth`, the tutorial's
+ *    signal (`looksTruncated`), flagged only under 0.025 of the estimate (of its growth): runs of spaces
+ *    cost 1/32 of a characters / 4 estimate in o200k, so between 0.025 and `OVERFLOW_GROWTH_RATIO` honest
+ *    text is possible and the request is a `suspect` (not flagged, not trusted); `first-request-small` and
+ *    `below-min-growth` are undecided.
  *
- * Blind spots: growth under the minimum growth (with an approximate counter); a first request with a long
- * system prompt (a plateau keeps the ratio in the untruncated range; an exact counter sees it); a drop
- * smaller than what the request added (the reported size still grows); context shift during generation
- * (the server reports the whole prompt: reserving room for the reply prevents it, nothing detects it).
+ * A flagged or suspect request never calibrates and never becomes the baseline. No usage never decides, and
+ * an honest request (the server kept every token of a prompt that only grew, or was declared edited) is
+ * never flagged, whatever its content (law L14).
+ *
+ * Blind spots, with the approximate counter: a truncation whose report still grows past every earlier report
+ * by at least 0.025 of the estimated growth (a plateau that dropped less than the request added), and a
+ * first request over the window (a long system prompt kept whole): both look like honest low-information
+ * text; the next request that reports no more than the highest report is caught, and every larger one after
+ * it. With either counter: context shift during generation (the server reports the whole prompt: reserving
+ * room for the reply prevents it, nothing detects it); a template that drops earlier content (reasoning)
+ * shrinks an honest prompt: count what the template keeps, or declare it as an edit.
  *
  * @example
  * ```ts

@@ -69,7 +69,7 @@ export type OverflowRule = typeof OverflowRule.Type
  *
  * @example
  * ```ts
- * import type { RequestKind } from "@ctxkit/overflow"
+ * import type { RequestKind } from "@ctxkit/overflow/OverflowVerdict"
  *
  * const kind: RequestKind = "compaction"
  * ```
@@ -92,7 +92,7 @@ export type RequestKind = typeof RequestKind.Type
  *
  * @example
  * ```ts
- * import type { TruncationMode } from "@ctxkit/overflow"
+ * import type { TruncationMode } from "@ctxkit/overflow/OverflowVerdict"
  *
  * const mode: TruncationMode = "plateau"
  * ```
@@ -117,7 +117,7 @@ export type TruncationMode = typeof TruncationMode.Type
  *
  * @example
  * ```ts
- * import type { ApparentWindow } from "@ctxkit/overflow"
+ * import type { ApparentWindow } from "@ctxkit/overflow/OverflowVerdict"
  *
  * const window: ApparentWindow = { tokens: 3_715, overflowAt: 4_288 }
  * ```

@@ -4,10 +4,11 @@
  * factor of 1.00–1.48, as real tokenizers do.
  */
 import { formats, type Message } from "@ctxkit/core"
-import { OVERFLOW_EXACT_MIN_SHORTFALL, OVERFLOW_EXACT_SHORTFALL, OverflowDetector } from "@ctxkit/overflow"
+import { OverflowDetector } from "@ctxkit/overflow"
 import { conversation } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { exactTolerance } from "../src/internal/rules.ts"
 import {
   answer,
   COLLAPSE_TOKENS,
@@ -250,7 +251,7 @@ describe("generated conversations (@ctxkit/testing), grown turn by turn through 
           // (all of them, for a first request).
           const template = TEMPLATE_PER_MESSAGE * (step.at - (baseline === null ? 0 : good.at))
           const counted = baseline === null ? sample.estimate : sample.estimate - baseline.estimate
-          const margin = Math.max(OVERFLOW_EXACT_MIN_SHORTFALL, OVERFLOW_EXACT_SHORTFALL * counted)
+          const margin = exactTolerance(counted)
           const lost = step.reply.dropped - (baseline === null ? 0 : good.dropped)
           if (lost > template + margin) {
             assert.isTrue(step.verdict.truncated, JSON.stringify({ step, template, margin }))
