@@ -84,6 +84,8 @@ interface Tally {
   flaggedTruncated: number
   truncatedConversations: number
   neverFlagged: number
+  /** Never flagged, and over the window from its first request on (nothing to compare with). */
+  neverFlaggedFromFirst: number
   atFirst: number
   withinTwo: number
   falsePositives: number
@@ -97,6 +99,7 @@ const emptyTally = (): Tally => ({
   flaggedTruncated: 0,
   truncatedConversations: 0,
   neverFlagged: 0,
+  neverFlaggedFromFirst: 0,
   atFirst: 0,
   withinTwo: 0,
   falsePositives: 0,
@@ -130,7 +133,10 @@ const add = (tally: Tally, steps: ReadonlyArray<Step>, label = ""): void => {
   }
   if (truncated.length === 0) return
   tally.truncatedConversations++
-  if (!truncated.some((s) => s.verdict.truncated)) tally.neverFlagged++
+  if (!truncated.some((s) => s.verdict.truncated)) {
+    tally.neverFlagged++
+    if (steps[0]?.reply.truncated === true) tally.neverFlaggedFromFirst++
+  }
   if (truncated[0]?.verdict.truncated === true) tally.atFirst++
   if (truncated.slice(0, 2).some((s) => s.verdict.truncated)) tally.withinTwo++
 }
@@ -303,7 +309,7 @@ export const runDetection = (harness: Harness): void => {
       `| ${row.counter} | ${row.mode} | ${where} | ${
         pct(t.flaggedTruncated, t.truncatedRequests)
       } (${t.flaggedTruncated}/${t.truncatedRequests}) | ` +
-        `${t.neverFlagged} ${of} | ${t.atFirst} ${of} | ${t.withinTwo} ${of} | ${t.falsePositives} of ${
+        `${t.neverFlagged} ${of}${t.neverFlagged > 0 ? ` (${t.neverFlaggedFromFirst} over the window from the first request)` : ""} | ${t.atFirst} ${of} | ${t.withinTwo} ${of} | ${t.falsePositives} of ${
           t.requests - t.truncatedRequests
         } |`,
       true
