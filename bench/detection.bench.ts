@@ -309,9 +309,9 @@ export const runDetection = (harness: Harness): void => {
       `| ${row.counter} | ${row.mode} | ${where} | ${
         pct(t.flaggedTruncated, t.truncatedRequests)
       } (${t.flaggedTruncated}/${t.truncatedRequests}) | ` +
-        `${t.neverFlagged} ${of}${t.neverFlagged > 0 ? ` (${t.neverFlaggedFromFirst} over the window from the first request)` : ""} | ${t.atFirst} ${of} | ${t.withinTwo} ${of} | ${t.falsePositives} of ${
-          t.requests - t.truncatedRequests
-        } |`,
+        `${t.neverFlagged} ${of}${
+          t.neverFlagged > 0 ? ` (${t.neverFlaggedFromFirst} over the window from the first request)` : ""
+        } | ${t.atFirst} ${of} | ${t.withinTwo} ${of} | ${t.falsePositives} of ${t.requests - t.truncatedRequests} |`,
       true
     )
   }
