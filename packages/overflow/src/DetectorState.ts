@@ -154,7 +154,7 @@ export type ResetCause = typeof ResetCause.Type
  * @example
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
- * import type { DetectorOptions } from "@ctxkit/overflow/DetectorState"
+ * import type { DetectorOptions } from "@ctxkit/overflow"
  *
  * const options: DetectorOptions = { counter: approximateCounter }
  * ```

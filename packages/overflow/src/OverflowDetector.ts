@@ -213,8 +213,13 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
  * @since 0.1.0
  */
 export const observe: {
-  (request: ObservedRequest): (state: OverflowDetectorState) => Observation
-  (state: OverflowDetectorState, request: ObservedRequest): Observation
+  (
+    request: ObservedRequest
+  ): (state: OverflowDetectorState) => { readonly state: OverflowDetectorState; readonly verdict: OverflowVerdict }
+  (
+    state: OverflowDetectorState,
+    request: ObservedRequest
+  ): { readonly state: OverflowDetectorState; readonly verdict: OverflowVerdict }
 } = dual(2, observeImpl)
 
 /**

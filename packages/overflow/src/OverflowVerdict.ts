@@ -31,7 +31,8 @@ import { RequestSample } from "./LooksTruncated.ts"
  *
  * @example
  * ```ts
- * import { OverflowDetector, type OverflowRule } from "@ctxkit/overflow"
+ * import { OverflowDetector } from "@ctxkit/overflow"
+ * import type { OverflowRule } from "@ctxkit/overflow/OverflowVerdict"
  *
  * let detector = OverflowDetector.observe(OverflowDetector.initial(), { tokens: 3_900, estimate: 3_600 }).state
  * const rule: OverflowRule = OverflowDetector.observe(detector, { tokens: 3_880, estimate: 3_750 }).verdict.rule
@@ -188,10 +189,10 @@ export type OverflowEvidence = typeof OverflowEvidence.Type
  *
  * - `truncated`: the request looks truncated; the answer was built without part of the prompt.
  * - `calibrate`: the usage may calibrate the estimator (usage reported, an estimate, not truncated).
- * - `rule`: which rule decided (see {@link OverflowRule}).
+ * - `rule`: which rule decided (see `OverflowRule` in `@ctxkit/overflow/OverflowVerdict`).
  * - `sample`: the request as observed; `baseline`: the last good request it was compared with, if any.
  * - `minGrowth`: the minimum estimated growth that applied (200 for a turn, 50 for a compaction request).
- * - `evidence`: the numbers that decided (see {@link OverflowEvidence}).
+ * - `evidence`: the numbers that decided (see `OverflowEvidence`).
  * - `suspect`: the tutorial's signal fired, but honest low-information text (runs of spaces) can do the same:
  *   not flagged, and not trusted either (no calibration, not the baseline).
  * - `mode` and `apparentWindow`, on a truncated request: how the truncation looks and the window the server

@@ -3,15 +3,15 @@
  * (`looksTruncated`), an immutable detector to observe every response with (`OverflowDetector`), and the named
  * outcome `context_overflow` with a message that says how to fix it. Pure functions; depends on
  * `@ctxkit/core`, `@ctxkit/budget` and `effect`. The root exports what a harness calls and reads; the
- * supporting types (`PromptEdit`, `ResetCause`, `DetectorOptions`, `Observation`, `RequestKind`,
- * `TruncationMode`, `ApparentWindow`, `OverflowAction`, `OverflowMessageOptions`) are in their modules
+ * supporting types (`PromptEdit`, `ResetCause`, `Observation`, `OverflowRule`, `OverflowEvidence`,
+ * `RequestKind`, `TruncationMode`, `ApparentWindow`, `OverflowAction`) are in their modules
  * (`@ctxkit/overflow/DetectorState`, `@ctxkit/overflow/OverflowVerdict`, `@ctxkit/overflow/ContextOverflow`).
  *
  * @since 0.1.0
  */
 
-export { ContextOverflow, contextOverflow, overflowMessage } from "./ContextOverflow.ts"
-export { ObservedRequest, OverflowDetectorState } from "./DetectorState.ts"
+export { ContextOverflow, contextOverflow, overflowMessage, type OverflowMessageOptions } from "./ContextOverflow.ts"
+export { type DetectorOptions, ObservedRequest, OverflowDetectorState } from "./DetectorState.ts"
 export {
   looksTruncated,
   OVERFLOW_GROWTH_RATIO,
@@ -27,4 +27,4 @@ export {
  * @since 0.1.0
  */
 export * as OverflowDetector from "./OverflowDetector.ts"
-export { OverflowEvidence, OverflowRule, OverflowVerdict } from "./OverflowVerdict.ts"
+export { OverflowVerdict } from "./OverflowVerdict.ts"
