@@ -33,7 +33,13 @@ import { OverflowDetector } from "@ctxkit/overflow"
 import * as Result from "effect/Result"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { replay, type ScriptedServer, serverSize, type Step } from "../packages/overflow/test/ScriptedServer.ts"
+import {
+  messageFloor,
+  replay,
+  type ScriptedServer,
+  serverSize,
+  type Step
+} from "../packages/overflow/test/ScriptedServer.ts"
 import {
   ADVERSARIAL,
   adversarialConversation,
@@ -71,10 +77,14 @@ const estimator = (counter: CounterName) => <M>(format: MessageFormat<M>, messag
 const detectorFor = (counter: CounterName) =>
   counter === "exact" ? OverflowDetector.initial({ counter: o200kCounter }) : OverflowDetector.initial()
 
+// The harness gives the token floor of every request (`DETECTION_FLOOR=0` replays without it, as before it existed).
+const withFloor = process.env["DETECTION_FLOOR"] !== "0"
+
 const run = (conversation: Replayed, server: ScriptedServer, counter: CounterName): ReadonlyArray<Step> =>
   replay(conversation.messages, conversation.lens, server, {
     detector: detectorFor(counter),
-    estimator: estimator(counter)
+    estimator: estimator(counter),
+    ...(withFloor ? { floor: messageFloor } : {})
   }).steps
 
 interface Tally {
@@ -293,7 +303,7 @@ export const runDetection = (harness: Harness): void => {
     } corpus conversations × 2 wire formats (OpenAI Chat, Anthropic) = ${replays.length} replays, ` +
       `${requests} requests; server tokenizer o200k_base; windows at ${
         WINDOWS.map((w) => `${w * 100}%`).join(" / ")
-      } of each conversation.`,
+      } of each conversation; ${withFloor ? "the token floor of each request given" : "no token floor given"}.`,
     true
   )
   const header =

@@ -41,6 +41,11 @@ export const OverflowDetectorState = Schema.Struct({
   exact: Schema.Boolean,
   /** The last request of this conversation that did not look truncated: the growth baseline. */
   lastGood: Schema.NullOr(RequestSample),
+  /**
+   * The token floor (`tokenFloor` of its content) of `lastGood`, when the harness gave one: the baseline of the
+   * floor-growth rule. Absent or null otherwise.
+   */
+  lastGoodFloor: Schema.optionalKey(Schema.NullOr(Schema.Number)),
   /** The request of this conversation with the highest report, whatever its verdict. */
   ceiling: Schema.NullOr(RequestSample),
   /** The estimate of the smallest request of this conversation found truncated. */
@@ -92,13 +97,15 @@ export type PromptEdit = typeof PromptEdit.Type
  * cache write, already normalized; 0 when the provider reported none), the local estimate of the same request
  * (by the detector's counter), what the request was for (`turn` by default, or `compaction`), whether the
  * harness edited the prompt since the previous request (`edited`), and the server's context window in its own
- * tokens when the harness knows it (`window`: configured, or discovered from an over-window error).
+ * tokens when the harness knows it (`window`: configured, or discovered from an over-window error), and the token floor of the
+ * request's content (`floor`: see `tokenFloor` in `@ctxkit/budget`) when the harness computes it.
  *
  * @example
  * ```ts
  * import type { ObservedRequest } from "@ctxkit/overflow"
  *
  * const observed: ObservedRequest = { tokens: 3_725, estimate: 6_204 }
+ * const withFloor: ObservedRequest = { tokens: 3_725, estimate: 6_204, floor: 4_870 }
  * const compaction: ObservedRequest = { tokens: 3_650, estimate: 3_680, kind: "compaction" }
  * const afterClearing: ObservedRequest = { tokens: 2_100, estimate: 2_000, edited: "clearing", window: 4_096 }
  * ```
@@ -116,7 +123,13 @@ export const ObservedRequest = Schema.Struct({
   /** The harness edited the prompt since the previous request (it may have shrunk honestly). */
   edited: Schema.optionalKey(PromptEdit),
   /** The server's context window in its own tokens, when known. */
-  window: Schema.optionalKey(Schema.Number)
+  window: Schema.optionalKey(Schema.Number),
+  /**
+   * A lower bound on the server's count of this request: the sum of `tokenFloor` (from `@ctxkit/budget`) over
+   * the pieces of text the server reads verbatim (message texts, tool results), each counted once. Turns on
+   * the `floor` and `floor-growth` rules, whatever the counter.
+   */
+  floor: Schema.optionalKey(Schema.Number)
 })
 
 /**

@@ -62,10 +62,26 @@ export const initial = (options: DetectorOptions = {}): OverflowDetectorState =>
 const usable = (n: number): boolean => Number.isFinite(n) && n > 0
 
 /** The state without what it knew about the conversation (after an edit). */
-const forgetConversation = (state: OverflowDetectorState): OverflowDetectorState =>
-  state.lastGood === null && state.ceiling === null && state.overflowEstimate === null
-    ? state
-    : { ...state, lastGood: null, ceiling: null, overflowEstimate: null }
+const forgetConversation = (state: OverflowDetectorState): OverflowDetectorState => {
+  if (
+    state.lastGood === null && state.ceiling === null && state.overflowEstimate === null &&
+    state.lastGoodFloor === undefined
+  ) return state
+  const { lastGoodFloor: _, ...rest } = state
+  return { ...rest, lastGood: null, ceiling: null, overflowEstimate: null }
+}
+
+/** The state with `sample` as the last good request, and its floor when one was given. */
+const withLastGood = (
+  state: OverflowDetectorState,
+  sample: RequestSample,
+  floor: number | undefined
+): OverflowDetectorState => {
+  const { lastGoodFloor: _, ...rest } = state
+  return floor !== undefined && Number.isFinite(floor) && floor >= 0
+    ? { ...rest, lastGood: sample, lastGoodFloor: floor }
+    : { ...rest, lastGood: sample }
+}
 
 const higher = (ceiling: RequestSample | null, sample: RequestSample): RequestSample =>
   ceiling === null || sample.tokens > ceiling.tokens ? sample : ceiling
@@ -92,10 +108,12 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
     return { state: request.edited === undefined ? before : forgetConversation(before), verdict }
   }
   const state = request.edited === undefined ? before : forgetConversation(before)
+  const usableFloor = request.floor !== undefined && Number.isFinite(request.floor) && request.floor >= 0
   const judged = {
     tokens: sample.tokens,
     estimate: sample.estimate,
-    ...(usableWindow ? { window: request.window } : {})
+    ...(usableWindow ? { window: request.window } : {}),
+    ...(usableFloor ? { floor: request.floor } : {})
   }
   const decision = judge(state, judged, minGrowth)
   const { rule, truncated, evidence } = decision
@@ -112,10 +130,12 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
       return { state: next, verdict: { truncated: false, calibrate: false, rule, ...common, suspect: true } }
     }
     const overhead = sample.tokens - sample.estimate
+    // A compaction request is a side request: the turns that follow are compared with the last turn.
+    const based = kind === "turn"
+      ? withLastGood(conversation, sample, usableFloor ? request.floor : undefined)
+      : conversation
     const next: OverflowDetectorState = {
-      ...conversation,
-      // A compaction request is a side request: the turns that follow are compared with the last turn.
-      lastGood: kind === "turn" ? sample : conversation.lastGood,
+      ...based,
       ceiling: kind === "turn" ? higher(conversation.ceiling, sample) : conversation.ceiling,
       overhead: state.exact ? Math.min(state.overhead ?? overhead, overhead) : state.overhead,
       largestPrompt: Math.max(state.largestPrompt, sample.tokens)

@@ -20,6 +20,10 @@ import { RequestSample } from "./LooksTruncated.ts"
  *   honest prompt only grows (every appended message adds template tokens).
  * - `collapse`: the estimate grew by less than the minimum growth, yet the reported size fell under
  *   `OVERFLOW_GROWTH_RATIO` of the last good one.
+ * - `floor`: the server reported fewer tokens than the token floor of the request's content (`floor` in the
+ *   observed request): it did not read all of it, whatever the tokenizer and the content.
+ * - `floor-growth`: the report grew since the last good request by less than the floor of what was appended,
+ *   less `FLOOR_GROWTH_SLACK`.
  * - `exact-first-request`, `exact-growth`: with an exact counter for the served model, judged by how far the
  *   reported size falls short of the count plus the template overhead learned from good requests.
  * - `known-window`: with the approximate counter and a known window: the last good report plus the least the
@@ -49,6 +53,8 @@ export const OverflowRule = Schema.Literals([
   "shrunk",
   "not-grown",
   "collapse",
+  "floor",
+  "floor-growth",
   "exact-first-request",
   "exact-growth",
   "known-window",
@@ -146,7 +152,8 @@ export type ApparentWindow = typeof ApparentWindow.Type
  * shortfall tolerated under it; `ratio`, the reported growth (or size, for a first request) over the
  * estimated one, and `threshold`, the ratio under which it flags; `ceiling`, the request with the highest
  * report of this conversation; `overflowEstimate`, the estimate of its smallest request that did not fit;
- * `window`, the known window.
+ * `window`, the known window; `floor`, the token floor of the request (`floor`) or of its growth
+ * (`floor-growth`).
  *
  * @example
  * ```ts
@@ -175,7 +182,9 @@ export const OverflowEvidence = Schema.Struct({
   /** The estimate of the smallest request of this conversation that did not fit. */
   overflowEstimate: Schema.optionalKey(Schema.Number),
   /** The known context window. */
-  window: Schema.optionalKey(Schema.Number)
+  window: Schema.optionalKey(Schema.Number),
+  /** Floor rules: the token floor of the request (`floor`) or of what was appended since the baseline (`floor-growth`). */
+  floor: Schema.optionalKey(Schema.Number)
 })
 
 /**

@@ -5,11 +5,11 @@
  * flagged, with either counter. The tutorial's own rule, `looksTruncated`, would flag some of them: that is
  * why the detector asks for more than it.
  */
-import { approximateCounter, messageCost } from "@ctxkit/budget"
+import { approximateCounter, messageCost, tokenFloor } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import { looksTruncated, OverflowDetector } from "@ctxkit/overflow"
 import { assert, describe, it } from "@effect/vitest"
-import { replay, type ScriptedServer } from "./ScriptedServer.ts"
+import { messageFloor, replay, type ScriptedServer } from "./ScriptedServer.ts"
 import {
   ADVERSARIAL,
   adversarialConversation,
@@ -31,6 +31,23 @@ const estimate = (exact: boolean) => <M>(format: MessageFormat<M>, message: M): 
   messageCost(message, exact ? { format, counter: exactCounter } : { format, counter: approximateCounter }).tokens
 
 describe("adversarial honest content", () => {
+  it("the floor of every adversarial tool result stays under its o200k count (whitespace 0, base64 and minified JSON 0)", () => {
+    const floors = Object.entries(ADVERSARIAL).map(([name, make]) => {
+      const text = make(1)
+      assert.isAtMost(tokenFloor(text), serverTokenizer(text), name)
+      return [name, tokenFloor(text)] as const
+    })
+    assert.deepStrictEqual(Object.fromEntries(floors), {
+      whitespace: 0,
+      "blank lines": 0,
+      "repeated lines": 324, // 65 lines of 5 words, less one
+      base64: 0,
+      cjk: 0,
+      "minified JSON": 0,
+      mixed: 0
+    })
+  })
+
   for (const [name, result] of Object.entries(ADVERSARIAL)) {
     const canonical = adversarialConversation(result)
     const wire = [
@@ -38,12 +55,13 @@ describe("adversarial honest content", () => {
       ["Anthropic", toAnthropic(canonical), formats.anthropic as MessageFormat<unknown>]
     ] as const
 
-    it(`${name}: never flagged, approximate or exact, as OpenAI Chat or Anthropic`, () => {
+    it(`${name}: never flagged, approximate or exact, with or without the floor, as OpenAI Chat or Anthropic`, () => {
       for (const [, messages, lens] of wire) {
-        for (const exact of [false, true]) {
+        for (const [exact, floored] of [[false, false], [false, true], [true, false], [true, true]] as const) {
           const { steps } = replay(messages, lens, honest, {
             detector: OverflowDetector.initial({ counter: exact ? exactCounter : approximateCounter }),
-            estimator: estimate(exact)
+            estimator: estimate(exact),
+            ...(floored ? { floor: messageFloor } : {})
           })
           assert.isAbove(steps.length, 20)
           assert.deepStrictEqual(steps.filter((s) => s.verdict.truncated).map((s) => s.verdict), [])

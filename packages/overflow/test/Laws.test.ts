@@ -2,7 +2,8 @@
  * Law L14 (quality.md) and the detector's own invariants, as fast-check properties over arbitrary histories:
  * random samples (including bad numbers) and growing conversations that now and then plateau or collapse.
  */
-import { approximateCounter } from "@ctxkit/budget"
+import { approximateCounter, tokenFloor } from "@ctxkit/budget"
+import { cl100kCounter } from "@ctxkit/budget/cl100k"
 import { o200kCounter } from "@ctxkit/budget/o200k"
 import {
   contextOverflow,
@@ -119,6 +120,8 @@ interface HonestRequest {
   readonly tokens: number
   readonly approximate: number
   readonly exact: number
+  /** The token floor of the prompt's texts (`tokenFloor` of each message, summed). */
+  readonly floor: number
   readonly kind: RequestKind
   readonly edited: PromptEdit | undefined
 }
@@ -161,7 +164,8 @@ const honestConversation = fc.record({
   const size = (role: Role, text: string) => ({
     server: o200kCounter.count(text) + TEMPLATE[role],
     approximate: approximateCounter.count(text) + 4,
-    exact: o200kCounter.count(text) + 4
+    exact: o200kCounter.count(text) + 4,
+    floor: tokenFloor(text)
   })
   let messages = [size("system", system)]
   const requests: Array<HonestRequest> = []
@@ -170,8 +174,9 @@ const honestConversation = fc.record({
     list.reduce((acc, m) => ({
       server: acc.server + m.server,
       approximate: acc.approximate + m.approximate,
-      exact: acc.exact + m.exact
-    }), { server: 0, approximate: 0, exact: 0 })
+      exact: acc.exact + m.exact,
+      floor: acc.floor + m.floor
+    }), { server: 0, approximate: 0, exact: 0, floor: 0 })
   for (const step of steps) {
     if (step.step === "edit") {
       // Removes the oldest non-system messages, or shortens them to nothing, in place.
@@ -182,14 +187,28 @@ const honestConversation = fc.record({
     }
     if (step.step === "compact") {
       const all = total([...messages, size("user", step.instruction)])
-      requests.push({ tokens: all.server, approximate: all.approximate, exact: all.exact, kind: "compaction", edited })
+      requests.push({
+        tokens: all.server,
+        approximate: all.approximate,
+        exact: all.exact,
+        floor: all.floor,
+        kind: "compaction",
+        edited
+      })
       edited = undefined
       continue
     }
     messages = [...messages, size(step.role, step.text)]
     if (step.role === "assistant") continue
     const all = total(messages)
-    requests.push({ tokens: all.server, approximate: all.approximate, exact: all.exact, kind: "turn", edited })
+    requests.push({
+      tokens: all.server,
+      approximate: all.approximate,
+      exact: all.exact,
+      floor: all.floor,
+      kind: "turn",
+      edited
+    })
     edited = undefined
   }
   return { requests }
@@ -218,24 +237,68 @@ describe("law L14: detection", () => {
     )
   })
 
-  it("an honest request is never flagged, whatever its content, with either counter, across declared edits", () => {
+  it("an honest request is never flagged, whatever its content, with either counter, with or without its floor, across declared edits", () => {
     fc.assert(
       fc.property(honestConversation, ({ requests }) => {
-        for (const exact of [false, true]) {
+        for (const [exact, floored] of [[false, false], [false, true], [true, false], [true, true]] as const) {
           let state = OverflowDetector.initial({ counter: exact ? o200kCounter : approximateCounter })
           for (const request of requests) {
             const { state: next, verdict } = OverflowDetector.observe(state, {
               tokens: request.tokens,
               estimate: exact ? request.exact : request.approximate,
+              ...(floored ? { floor: request.floor } : {}),
               ...(request.kind === "turn" ? {} : { kind: request.kind }),
               ...(request.edited === undefined ? {} : { edited: request.edited })
             })
-            assert.isFalse(verdict.truncated, `${exact ? "exact" : "approximate"}: ${JSON.stringify(verdict)}`)
+            assert.isFalse(
+              verdict.truncated,
+              `${exact ? "exact" : "approximate"}${floored ? " with floor" : ""}: ${JSON.stringify(verdict)}`
+            )
             state = next
           }
         }
       }),
       { numRuns: 60 }
+    )
+  })
+
+  it("tokenFloor never exceeds the o200k or cl100k count, alone or between other texts, whatever the content", () => {
+    // Punctuation, slashes and newlines are where pieces could span words; Unicode spaces where definitions differ.
+    const tricky = fc.array(
+      fc.constantFrom(
+        "!",
+        "/",
+        "\n",
+        "\r\n",
+        " ",
+        "\t",
+        "\u00a0",
+        "\u3000",
+        "\u0085",
+        "\ufeff",
+        "a",
+        "1",
+        "的",
+        "😀",
+        "'s",
+        "??"
+      ),
+      { maxLength: 200 }
+    ).map((parts) => parts.join(""))
+    const text = fc.oneof(content, tricky)
+    fc.assert(
+      fc.property(text, text, text, (before, piece, after) => {
+        for (const exact of [o200kCounter, cl100kCounter]) {
+          assert.isAtMost(tokenFloor(piece), exact.count(piece), exact.id)
+          // Pieces set side by side with nothing between them: the floors still add up under the count.
+          assert.isAtMost(
+            tokenFloor(before) + tokenFloor(piece) + tokenFloor(after),
+            exact.count(before + piece + after),
+            exact.id
+          )
+        }
+      }),
+      RUNS
     )
   })
 

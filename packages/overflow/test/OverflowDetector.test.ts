@@ -260,4 +260,63 @@ describe("OverflowDetector, exact counter for the served model", () => {
     // A report that did not grow is flagged before the exact rule.
     assert.strictEqual(judge(2_990, 2_950).rule, "not-grown")
   })
+
+  it("floor: a first request reported under its token floor is truncated, with the approximate counter too", () => {
+    // A plateau on a first request: the ratio 0.61 looks like honest text, but 5,000 words cost 5,000 tokens at least.
+    const first = OverflowDetector.observe(OverflowDetector.initial(), { tokens: 4_096, estimate: 6_700, floor: 5_000 })
+    assert.deepStrictEqual(
+      [first.verdict.truncated, first.verdict.rule, first.verdict.evidence],
+      [true, "floor", { floor: 5_000, expected: 5_000 }]
+    )
+    assert.isFalse(first.verdict.calibrate)
+    // Without the floor the same request passes as honest low-information text.
+    assert.isFalse(
+      OverflowDetector.observe(OverflowDetector.initial(), { tokens: 4_096, estimate: 6_700 }).verdict.truncated
+    )
+    // At the floor exactly: not flagged (the slack is the one word per piece `tokenFloor` already subtracts).
+    const atFloor = OverflowDetector.observe(OverflowDetector.initial(), {
+      tokens: 5_000,
+      estimate: 6_700,
+      floor: 5_000
+    })
+    assert.isFalse(atFloor.verdict.truncated)
+  })
+
+  it("floor-growth: a report that grew by less than the floor of the appended text, less the slack, is truncated", () => {
+    const state = OverflowDetector.observe(OverflowDetector.initial(), { tokens: 3_000, estimate: 2_800, floor: 1_500 })
+      .state
+    assert.strictEqual(state.lastGoodFloor, 1_500)
+    // Appended 600 words; the report grew by 300 (ratio 0.43 of the estimate: the seed's rule sees nothing).
+    const plateau = OverflowDetector.observe(state, { tokens: 3_300, estimate: 3_500, floor: 2_100 })
+    assert.deepStrictEqual(
+      [plateau.verdict.truncated, plateau.verdict.rule, plateau.verdict.evidence],
+      [true, "floor-growth", { floor: 600, expected: 3_584, tolerance: 16 }]
+    )
+    assert.deepStrictEqual(plateau.state.lastGood, { tokens: 3_000, estimate: 2_800 })
+    // Grown by the floor less the slack: honest.
+    const honest = OverflowDetector.observe(state, { tokens: 3_584, estimate: 3_500, floor: 2_100 })
+    assert.deepStrictEqual([honest.verdict.truncated, honest.state.lastGoodFloor], [false, 2_100])
+    // A floor that went down was an edit nobody declared: undecided, judged afresh.
+    const edited = OverflowDetector.observe(state, { tokens: 2_000, estimate: 2_900, floor: 900 })
+    assert.deepStrictEqual([edited.verdict.truncated, edited.verdict.rule], [false, "shrunk"])
+    // A declared edit forgets the floor baseline with the rest of the conversation.
+    const cleared = OverflowDetector.observe(state, { tokens: 1_000, estimate: 3_000, floor: 800, edited: "clearing" })
+    assert.deepStrictEqual([cleared.verdict.truncated, cleared.state.lastGoodFloor], [false, 800])
+    assert.isUndefined(OverflowDetector.reset(state, "compaction").lastGoodFloor)
+  })
+
+  it("a bad floor (negative, not a number) is ignored: the request is judged as if none was given", () => {
+    for (const floor of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const { verdict, state } = OverflowDetector.observe(OverflowDetector.initial(), {
+        tokens: 900,
+        estimate: 800,
+        floor
+      })
+      assert.deepStrictEqual([verdict.truncated, verdict.rule, state.lastGoodFloor], [
+        false,
+        "first-request",
+        undefined
+      ])
+    }
+  })
 })

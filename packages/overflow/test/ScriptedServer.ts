@@ -9,7 +9,7 @@
  * message. Also the driver that replays a conversation through the server and the detector, one request per
  * assistant turn, the prompt being every message before it.
  */
-import { approximateCounter } from "@ctxkit/budget"
+import { approximateCounter, tokenFloor } from "@ctxkit/budget"
 import type { MessageFormat, Role } from "@ctxkit/core"
 import { OverflowDetector, type OverflowDetectorState, type OverflowVerdict } from "@ctxkit/overflow"
 
@@ -127,6 +127,17 @@ export const approximateEstimate: Estimator = (format, message) =>
 export const exactEstimate = (tokenizer: Tokenizer): Estimator => (format, message) => tokenizer(format.text(message))
 
 /**
+ * The token floor of one message as a harness computes it: `tokenFloor` of each tool result's text, or of the
+ * message's own text (never tool-call arguments or reasoning, which a template may re-serialize or drop).
+ */
+export const messageFloor: Estimator = (format, message) => {
+  const results = format.toolResults(message)
+  return results.length > 0
+    ? results.reduce((sum, result) => sum + tokenFloor(result.text), 0)
+    : tokenFloor(format.ownText(message))
+}
+
+/**
  * Replays a conversation through a server and the detector: one request per assistant message (the prompt
  * being every message before it), its usage observed by the detector. Per-message estimates are computed once.
  */
@@ -137,6 +148,8 @@ export const replay = <M>(
   options: {
     readonly detector?: OverflowDetectorState | undefined
     readonly estimator?: Estimator | undefined
+    /** The token floor of a message (see {@link messageFloor}); none given when absent. */
+    readonly floor?: Estimator | undefined
   } = {}
 ): { readonly steps: ReadonlyArray<Step>; readonly detector: OverflowDetectorState } => {
   const estimateOf = options.estimator ?? approximateEstimate
@@ -145,16 +158,21 @@ export const replay = <M>(
   const isSystem = messages.map((m) => format.role(m) === "system")
   const steps: Array<Step> = []
   let estimate = 0
+  let floor = 0
   for (let at = 0; at < messages.length; at++) {
     // `at` is within `messages`.
     const message = messages[at]!
     if (format.role(message) === "assistant" && at > 0) {
       const reply = answerSizes(server, sizes.slice(0, at), isSystem.slice(0, at))
-      const observed = OverflowDetector.observe(detector, { tokens: reply.tokens, estimate })
+      const observed = OverflowDetector.observe(
+        detector,
+        options.floor === undefined ? { tokens: reply.tokens, estimate } : { tokens: reply.tokens, estimate, floor }
+      )
       detector = observed.state
       steps.push({ at, estimate, reply, verdict: observed.verdict })
     }
     estimate += estimateOf(format, message)
+    if (options.floor !== undefined) floor += options.floor(format, message)
   }
   return { steps, detector }
 }

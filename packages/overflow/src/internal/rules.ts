@@ -36,6 +36,13 @@ export const EXACT_TOLERANCE_RATIO = 0.02
 export const exactTolerance = (counted: number): number =>
   Math.max(EXACT_TOLERANCE, Math.ceil(EXACT_TOLERANCE_RATIO * counted))
 
+/**
+ * Floor growth: what an honest report may grow by less than the floor of the appended text. The generation
+ * prompt of the previous request is replaced by the header of the assistant message (templates that differ
+ * there, such as an empty thinking block, differ by a few tokens) and text may merge across a boundary.
+ */
+export const FLOOR_GROWTH_SLACK = 16
+
 /** A rule's decision. */
 export interface Decision {
   readonly rule: OverflowRule
@@ -74,7 +81,15 @@ export const judge = (state: OverflowDetectorState, request: ObservedRequest, mi
   if (state.overflowEstimate !== null && cur.estimate >= state.overflowEstimate) {
     return { rule: "beyond-overflow", truncated: true, evidence: { overflowEstimate: state.overflowEstimate } }
   }
-  if ((prev !== null && cur.estimate < prev.estimate) || (ceiling !== null && cur.estimate < ceiling.estimate)) {
+  // Template tokens are never negative and an honest server drops nothing: it reports at least the floor.
+  if (request.floor !== undefined && cur.tokens < request.floor) {
+    return { rule: "floor", truncated: true, evidence: { floor: request.floor, expected: request.floor } }
+  }
+  const prevFloor = state.lastGoodFloor ?? undefined
+  if (
+    (prev !== null && cur.estimate < prev.estimate) || (ceiling !== null && cur.estimate < ceiling.estimate) ||
+    (prevFloor !== undefined && request.floor !== undefined && request.floor < prevFloor)
+  ) {
     return { rule: "shrunk", truncated: false, evidence: {} }
   }
   // Honest prompts only grow: a larger request reported at or under the highest report is missing text.
@@ -86,6 +101,14 @@ export const judge = (state: OverflowDetectorState, request: ObservedRequest, mi
     cur.tokens < OVERFLOW_GROWTH_RATIO * prev.tokens
   ) {
     return { rule: "collapse", truncated: true, evidence: { threshold: OVERFLOW_GROWTH_RATIO } }
+  }
+  // The appended text costs at least its floor: an honest report grows by at least that much, less the slack.
+  if (prev !== null && prevFloor !== undefined && request.floor !== undefined) {
+    const floor = request.floor - prevFloor
+    const expected = prev.tokens + floor - FLOOR_GROWTH_SLACK
+    if (cur.tokens < expected) {
+      return { rule: "floor-growth", truncated: true, evidence: { floor, expected, tolerance: FLOOR_GROWTH_SLACK } }
+    }
   }
   if (state.exact) {
     // Every request is judged directly: the count plus the overhead learned from good requests, less a
