@@ -13,6 +13,7 @@ import * as Result from "effect/Result"
 import {
   exactEstimate,
   factorOf,
+  messageFloor,
   mixedTokenizer,
   replay,
   scaledTokenizer,
@@ -124,13 +125,14 @@ if (corpusDir === undefined) {
         ["Anthropic", toAnthropic(messages), formats.anthropic as MessageFormat<unknown>]
       ]
 
-      it(`${name}: as OpenAI Chat and Anthropic, counted by an o200k server, honest usage is never flagged with either counter`, () => {
+      it(`${name}: as OpenAI Chat and Anthropic, counted by an o200k server, honest usage is never flagged with either counter, with or without the token floor`, () => {
         for (const [, rendered, lens] of wire) {
           const server = o200kServer(rendered, lens, "plateau", undefined)
-          for (const exact of [false, true]) {
+          for (const [exact, floored] of [[false, false], [false, true], [true, false], [true, true]] as const) {
             const { steps } = replay(rendered, lens, server, {
               detector: exact ? exactDetector() : OverflowDetector.initial(),
-              estimator: budgetEstimate(exact)
+              estimator: budgetEstimate(exact),
+              ...(floored ? { floor: messageFloor } : {})
             })
             assert.deepStrictEqual(steps.filter((s) => s.verdict.truncated).map((s) => s.verdict), [])
           }

@@ -193,6 +193,10 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
  * 4. `not-grown`: larger than the request with the highest report, yet reported at or under it. Every appended
  *    message adds template tokens, so an honest report only grows; at any growth, with either counter.
  * 5. `collapse`: under the minimum growth, the report fell under `OVERFLOW_GROWTH_RATIO` of the last good one.
+ * 5b. With `floor` given (`tokenFloor` of the request's texts, whatever the counter): `floor`, the report is
+ *    under the floor (checked right after `beyond-overflow`: templates add tokens, an honest server drops
+ *    nothing); `floor-growth`, the report grew since the last good request by less than the floor of the
+ *    appended text less `FLOOR_GROWTH_SLACK` (16). A floor that went down is an undeclared edit (`shrunk`).
  * 6. Exact counter (not `approximate`): EVERY request is judged directly. `exact-growth`: truncated when the
  *    report falls short of the count plus the overhead of the last good request (`reported − count`: the
  *    chat template, tools) by more than max(3 tokens, 2% of the counted growth); `exact-first-request`, with
@@ -208,7 +212,7 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
  * an honest request (the server kept every token of a prompt that only grew, or was declared edited) is
  * never flagged, whatever its content (law L14).
  *
- * Blind spots, with the approximate counter: a truncation whose report still grows past every earlier report
+ * Blind spots, with the approximate counter: without `floor`, a truncation whose report still grows past every earlier report
  * by at least 0.025 of the estimated growth (a plateau that dropped less than the request added), and a
  * first request over the window (a long system prompt kept whole): both look like honest low-information
  * text; the next request that reports no more than the highest report is caught, and every larger one after
