@@ -23,7 +23,7 @@ import { RequestSample } from "./LooksTruncated.ts"
  * - `floor`: the server reported fewer tokens than the token floor of the request's content (`floor` in the
  *   observed request): it did not read all of it, whatever the tokenizer and the content.
  * - `floor-growth`: the report grew since the last good request by less than the floor of what was appended,
- *   less `FLOOR_GROWTH_SLACK`.
+ *   less a slack of 16 tokens.
  * - `exact-first-request`, `exact-growth`: with an exact counter for the served model, judged by how far the
  *   reported size falls short of the count plus the template overhead learned from good requests.
  * - `known-window`: with the approximate counter and a known window: the last good report plus the least the
