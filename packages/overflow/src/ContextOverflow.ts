@@ -16,7 +16,7 @@ import { OverflowVerdict, RequestKind } from "./OverflowVerdict.ts"
  *
  * @example
  * ```ts
- * import type { OverflowAction } from "@ctxkit/overflow"
+ * import type { OverflowAction } from "@ctxkit/overflow/ContextOverflow"
  *
  * const action: OverflowAction = "end-run"
  * ```
@@ -98,20 +98,42 @@ const change = (by: number): string => by >= 0 ? `grew by ${n(by)}` : `fell by $
 
 const evidence = (verdict: OverflowVerdict): string => {
   const { baseline, sample } = verdict
+  const facts = verdict.evidence
   const counted = verdict.rule.startsWith("exact") ? "counted" : "estimated"
   const head = `it reported ${n(sample.tokens)} prompt tokens for a request ${counted} at ${n(sample.estimate)}`
+  const since = baseline === null
+    ? ""
+    : `; since the last complete request the ${counted} size ${
+      change(sample.estimate - baseline.estimate)
+    } tokens and the reported size ${change(sample.tokens - baseline.tokens)}`
   switch (verdict.rule) {
     case "growth":
     case "exact-growth":
-      return baseline === null
+      return `${head}${since}`
+    case "exact-first-request":
+      return facts.expected === undefined
         ? head
-        : `${head}; since the last complete request the ${counted} size ${
-          change(sample.estimate - baseline.estimate)
-        } tokens and the reported size ${change(sample.tokens - baseline.tokens)}`
+        : `${head}, while an intact prompt reports at least ${n(facts.expected)}`
+    case "not-grown":
+      return facts.ceiling === undefined
+        ? head
+        : `${head}, no more than the ${n(facts.ceiling.tokens)} it reported for a smaller request (${counted} at ${
+          n(facts.ceiling.estimate)
+        }): an intact prompt only grows${since}`
+    case "beyond-overflow":
+      return facts.overflowEstimate === undefined
+        ? head
+        : `${head}, at least as large as a request of this conversation (${counted} at ${
+          n(facts.overflowEstimate)
+        }) that did not fit`
+    case "known-window":
+      return facts.window === undefined || facts.expected === undefined
+        ? head
+        : `${head}; its window is ${n(facts.window)} tokens and this request needs at least ${n(facts.expected)}`
     case "collapse":
       return baseline === null ? head : `${head}, down from ${n(baseline.tokens)} for the last complete request`
     case "first-request":
-      return `${head}, under ${n(OVERFLOW_GROWTH_RATIO * 100)}% of it`
+      return `${head}, under ${String(Math.round((facts.threshold ?? OVERFLOW_GROWTH_RATIO) * 1_000) / 10)}% of it`
     default:
       return head
   }

@@ -51,6 +51,8 @@ export const initial = (options: DetectorOptions = {}): OverflowDetectorState =>
     counter: counter.id,
     exact: counter.approximate === false,
     lastGood: null,
+    ceiling: null,
+    overflowEstimate: null,
     overhead: null,
     largestPrompt: 0,
     smallestOverflow: null
@@ -59,26 +61,82 @@ export const initial = (options: DetectorOptions = {}): OverflowDetectorState =>
 
 const usable = (n: number): boolean => Number.isFinite(n) && n > 0
 
-const observeImpl = (state: OverflowDetectorState, request: ObservedRequest): Observation => {
+/** The state without what it knew about the conversation (after an edit). */
+const forgetConversation = (state: OverflowDetectorState): OverflowDetectorState => {
+  if (
+    state.lastGood === null && state.ceiling === null && state.overflowEstimate === null &&
+    state.lastGoodFloor === undefined
+  ) return state
+  const { lastGoodFloor: _, ...rest } = state
+  return { ...rest, lastGood: null, ceiling: null, overflowEstimate: null }
+}
+
+/** The state with `sample` as the last good request, and its floor when one was given. */
+const withLastGood = (
+  state: OverflowDetectorState,
+  sample: RequestSample,
+  floor: number | undefined
+): OverflowDetectorState => {
+  const { lastGoodFloor: _, ...rest } = state
+  return floor !== undefined && Number.isFinite(floor) && floor >= 0
+    ? { ...rest, lastGood: sample, lastGoodFloor: floor }
+    : { ...rest, lastGood: sample }
+}
+
+const higher = (ceiling: RequestSample | null, sample: RequestSample): RequestSample =>
+  ceiling === null || sample.tokens > ceiling.tokens ? sample : ceiling
+
+const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): Observation => {
   const kind = request.kind ?? "turn"
   const minGrowth = kind === "compaction" ? OVERFLOW_MIN_GROWTH_COMPACT : OVERFLOW_MIN_GROWTH
   const sample: RequestSample = { tokens: request.tokens, estimate: request.estimate }
-  const baseline = state.lastGood
-  const common = { kind, sample, baseline, minGrowth }
+  const usableWindow = request.window !== undefined && usable(request.window)
   // Undecidable: no usage, or nothing to compare it with. Nothing is learned either.
-  if (!usable(sample.tokens)) {
-    return { state, verdict: { truncated: false, calibrate: false, rule: "no-usage", ...common } }
+  if (!usable(sample.tokens) || !usable(sample.estimate)) {
+    const rule = usable(sample.tokens) ? "no-estimate" : "no-usage"
+    const verdict: OverflowVerdict = {
+      truncated: false,
+      calibrate: false,
+      rule,
+      kind,
+      sample,
+      baseline: before.lastGood,
+      minGrowth,
+      evidence: {}
+    }
+    // An edit is still an edit: what was known about the conversation no longer holds.
+    return { state: request.edited === undefined ? before : forgetConversation(before), verdict }
   }
-  if (!usable(sample.estimate)) {
-    return { state, verdict: { truncated: false, calibrate: false, rule: "no-estimate", ...common } }
+  const state = request.edited === undefined ? before : forgetConversation(before)
+  const usableFloor = request.floor !== undefined && Number.isFinite(request.floor) && request.floor >= 0
+  const judged = {
+    tokens: sample.tokens,
+    estimate: sample.estimate,
+    ...(usableWindow ? { window: request.window } : {}),
+    ...(usableFloor ? { floor: request.floor } : {})
   }
-  const { rule, truncated } = judge(state, sample, minGrowth)
+  const decision = judge(state, judged, minGrowth)
+  const { rule, truncated, evidence } = decision
+  const baseline = state.lastGood
+  const common = { kind, sample, baseline, minGrowth, evidence }
   if (!truncated) {
+    // An estimate that went down is an edit nobody declared: the conversation is judged afresh from here.
+    const conversation = rule === "shrunk" ? forgetConversation(state) : state
+    if (decision.suspect === true) {
+      // The tutorial's signal fired and no safe rule confirmed it: not flagged, and not trusted either.
+      const next: OverflowDetectorState = kind === "turn"
+        ? { ...conversation, ceiling: higher(conversation.ceiling, sample) }
+        : conversation
+      return { state: next, verdict: { truncated: false, calibrate: false, rule, ...common, suspect: true } }
+    }
     const overhead = sample.tokens - sample.estimate
+    // A compaction request is a side request: the turns that follow are compared with the last turn.
+    const based = kind === "turn"
+      ? withLastGood(conversation, sample, usableFloor ? request.floor : undefined)
+      : conversation
     const next: OverflowDetectorState = {
-      ...state,
-      // A compaction request is a side request: the turns that follow are compared with the last turn.
-      lastGood: kind === "turn" ? sample : state.lastGood,
+      ...based,
+      ceiling: kind === "turn" ? higher(conversation.ceiling, sample) : conversation.ceiling,
       overhead: state.exact ? Math.min(state.overhead ?? overhead, overhead) : state.overhead,
       largestPrompt: Math.max(state.largestPrompt, sample.tokens)
     }
@@ -97,7 +155,19 @@ const observeImpl = (state: OverflowDetectorState, request: ObservedRequest): Ob
   const smallestOverflow = size === undefined
     ? state.smallestOverflow
     : Math.round(Math.min(state.smallestOverflow ?? size, size))
-  const next: OverflowDetectorState = { ...state, largestPrompt, smallestOverflow }
+  // A turn that did not fit bounds every larger turn of the conversation; a compaction request (the history
+  // plus an instruction) bounds nothing else.
+  const next: OverflowDetectorState = {
+    ...state,
+    ...(kind === "turn"
+      ? {
+        ceiling: higher(state.ceiling, sample),
+        overflowEstimate: Math.min(state.overflowEstimate ?? sample.estimate, sample.estimate)
+      }
+      : {}),
+    largestPrompt,
+    smallestOverflow
+  }
   const verdict: OverflowVerdict = { truncated: true, calibrate: false, rule, ...common, mode }
   if (largestPrompt <= 0) return { state: next, verdict }
   const apparentWindow: ApparentWindow = smallestOverflow !== null && smallestOverflow > largestPrompt
@@ -110,28 +180,45 @@ const observeImpl = (state: OverflowDetectorState, request: ObservedRequest): Ob
  * Observes one response: judges its request, and returns the verdict and the next state. Call it for EVERY
  * response, with the prompt size the server reported (input + cache read + cache write) and the estimate of
  * the same request; pass `kind: "compaction"` for a compaction request (judged with
- * `OVERFLOW_MIN_GROWTH_COMPACT`, never the baseline of later turns).
+ * `OVERFLOW_MIN_GROWTH_COMPACT` by the same rules, never the baseline or ceiling of later turns).
  *
- * The rules, in order (the verdict's `rule` names the one that decided):
- * 1. `no-usage`, `no-estimate`: nothing reported, or nothing estimated: undecided, no calibration, state unchanged.
- * 2. No baseline (first request, or first after a reset): `first-request` when the estimate is at least
- *    `OVERFLOW_MIN_FIRST` and the reported size is under `OVERFLOW_GROWTH_RATIO` of it; with an exact counter,
- *    `exact-first-request`: truncated when the reported size falls short of the count (plus the template
- *    overhead learned from good requests, when negative) by more than `OVERFLOW_EXACT_SHORTFALL` of it and at
- *    least `OVERFLOW_EXACT_MIN_SHORTFALL` tokens; otherwise `first-request-small`, undecided.
- * 3. With a baseline: `growth` — the tutorial's signal, as `looksTruncated`; `shrunk` when the estimate went
- *    down (a reset was missed), undecided; `collapse` when the estimate grew by less than the minimum but the
- *    reported size fell under `OVERFLOW_GROWTH_RATIO` of the baseline's; with an exact counter,
- *    `exact-growth`: truncated when the reported growth falls short of the exact growth by more than the
- *    margin above; otherwise `below-min-growth`, undecided.
+ * Pass `edited` when the harness changed the prompt since the previous request (compaction, clearing, an
+ * in-place reduction, a governor epoch): an honest prompt only grows unless it was edited, so the detector
+ * forgets the conversation (not the server) before judging. Pass `window` when the server's window is known.
  *
- * A truncated request never calibrates and never becomes the baseline. A request whose reported size grew at
- * least as much as its estimate is never flagged, and neither is one with no usage (law L14).
+ * The rules, in order (the verdict's `rule` names the one that decided, `evidence` the numbers):
+ * 1. `no-usage`, `no-estimate`: nothing reported, or nothing estimated: undecided, no calibration.
+ * 2. `beyond-overflow`: at least as large as a request of this conversation that did not fit.
+ * 3. `shrunk`: the estimate went down with no edit declared: undecided; the conversation is judged afresh.
+ * 4. `not-grown`: larger than the request with the highest report, yet reported at or under it. Every appended
+ *    message adds template tokens, so an honest report only grows; at any growth, with either counter.
+ * 5. `collapse`: under the minimum growth, the report fell under `OVERFLOW_GROWTH_RATIO` of the last good one.
+ * 5b. With `floor` given (`tokenFloor` of the request's texts, whatever the counter): `floor`, the report is
+ *    under the floor (checked right after `beyond-overflow`: templates add tokens, an honest server drops
+ *    nothing); `floor-growth`, the report grew since the last good request by less than the floor of the
+ *    appended text less `FLOOR_GROWTH_SLACK` (16). A floor that went down is an undeclared edit (`shrunk`).
+ * 6. Exact counter (not `approximate`): EVERY request is judged directly. `exact-growth`: truncated when the
+ *    report falls short of the count plus the overhead of the last good request (`reported − count`: the
+ *    chat template, tools) by more than max(3 tokens, 2% of the counted growth); `exact-first-request`, with
+ *    no baseline: short of the count (plus the overhead learned, when negative) by more than max(3, 2%).
+ * 7. Approximate counter: `known-window` (the last good report plus the least the growth can cost exceeds
+ *    the known window, and the report is at or under it); `first-request` and `growth`, the tutorial's
+ *    signal (`looksTruncated`), flagged only under 0.025 of the estimate (of its growth): runs of spaces
+ *    cost 1/32 of a characters / 4 estimate in o200k, so between 0.025 and `OVERFLOW_GROWTH_RATIO` honest
+ *    text is possible and the request is a `suspect` (not flagged, not trusted); `first-request-small` and
+ *    `below-min-growth` are undecided.
  *
- * Blind spots: growth under the minimum growth (with an approximate counter); a first request with a long
- * system prompt (a plateau keeps the ratio in the untruncated range; an exact counter sees it); a drop
- * smaller than what the request added (the reported size still grows); context shift during generation
- * (the server reports the whole prompt: reserving room for the reply prevents it, nothing detects it).
+ * A flagged or suspect request never calibrates and never becomes the baseline. No usage never decides, and
+ * an honest request (the server kept every token of a prompt that only grew, or was declared edited) is
+ * never flagged, whatever its content (law L14).
+ *
+ * Blind spots, with the approximate counter: without `floor`, a truncation whose report still grows past every earlier report
+ * by at least 0.025 of the estimated growth (a plateau that dropped less than the request added), and a
+ * first request over the window (a long system prompt kept whole): both look like honest low-information
+ * text; the next request that reports no more than the highest report is caught, and every larger one after
+ * it. With either counter: context shift during generation (the server reports the whole prompt: reserving
+ * room for the reply prevents it, nothing detects it); a template that drops earlier content (reasoning)
+ * shrinks an honest prompt: count what the template keeps, or declare it as an edit.
  *
  * @example
  * ```ts
@@ -150,8 +237,13 @@ const observeImpl = (state: OverflowDetectorState, request: ObservedRequest): Ob
  * @since 0.1.0
  */
 export const observe: {
-  (request: ObservedRequest): (state: OverflowDetectorState) => Observation
-  (state: OverflowDetectorState, request: ObservedRequest): Observation
+  (
+    request: ObservedRequest
+  ): (state: OverflowDetectorState) => { readonly state: OverflowDetectorState; readonly verdict: OverflowVerdict }
+  (
+    state: OverflowDetectorState,
+    request: ObservedRequest
+  ): { readonly state: OverflowDetectorState; readonly verdict: OverflowVerdict }
 } = dual(2, observeImpl)
 
 /**
@@ -181,8 +273,10 @@ export const reset: {
       counter: state.counter,
       exact: state.exact,
       lastGood: null,
+      ceiling: null,
+      overflowEstimate: null,
       overhead: null,
       largestPrompt: 0,
       smallestOverflow: null
     }
-    : { ...state, lastGood: null })
+    : forgetConversation(state))

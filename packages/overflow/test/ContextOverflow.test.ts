@@ -66,7 +66,7 @@ describe("overflowMessage", () => {
 
   it("a collapse on a first request: nothing is known about the window but that the request did not fit", () => {
     const message = overflowMessage(collapse)
-    assert.include(message, "reported 63 prompt tokens for a request estimated at 3975, under 10% of it")
+    assert.include(message, "reported 63 prompt tokens for a request estimated at 3975, under 2.5% of it")
     assert.include(message, "answered from almost none of it")
     assert.include(message, "The server's context window is smaller than this request.")
   })
@@ -74,7 +74,7 @@ describe("overflowMessage", () => {
   it("a compaction request: the compaction was not applied", () => {
     const message = overflowMessage(compaction, { windowSetting: "contextWindow" })
     assert.include(message, "dropped part of the compaction request")
-    assert.include(message, "the reported size fell by 100")
+    assert.include(message, "no more than the 3700 it reported for a smaller request")
     assert.include(message, "the compaction was not applied and the conversation was left as it was")
     assert.include(message, "set contextWindow to the window the server really has (about 3700 tokens)")
   })

@@ -9,8 +9,8 @@
  * message. Also the driver that replays a conversation through the server and the detector, one request per
  * assistant turn, the prompt being every message before it.
  */
-import { approximateCounter } from "@ctxkit/budget"
-import type { MessageFormat } from "@ctxkit/core"
+import { approximateCounter, tokenFloor } from "@ctxkit/budget"
+import type { MessageFormat, Role } from "@ctxkit/core"
 import { OverflowDetector, type OverflowDetectorState, type OverflowVerdict } from "@ctxkit/overflow"
 
 /** The estimator's per-message overhead (tokens), added to the approximate count of each message's text. */
@@ -56,6 +56,8 @@ export interface ScriptedServer {
   readonly window: number
   readonly mode: ServerMode
   readonly tokenizer: Tokenizer
+  /** The chat-template tokens of a message of this role; default {@link TEMPLATE_PER_MESSAGE} for every role. */
+  readonly template?: ((role: Role) => number) | undefined
 }
 
 /** What the server answered for one prompt, with the ground truth the harness never sees. */
@@ -72,7 +74,7 @@ export interface Reply {
 
 /** The true size of one message on the server: its text by the server's tokenizer, plus the template. */
 export const serverSize = <M>(server: ScriptedServer, format: MessageFormat<M>, message: M): number =>
-  server.tokenizer(format.text(message)) + TEMPLATE_PER_MESSAGE
+  server.tokenizer(format.text(message)) + (server.template?.(format.role(message)) ?? TEMPLATE_PER_MESSAGE)
 
 /**
  * The server's answer to a prompt given as the true size of each message and whether it is a system message
@@ -125,6 +127,17 @@ export const approximateEstimate: Estimator = (format, message) =>
 export const exactEstimate = (tokenizer: Tokenizer): Estimator => (format, message) => tokenizer(format.text(message))
 
 /**
+ * The token floor of one message as a harness computes it: `tokenFloor` of each tool result's text, or of the
+ * message's own text (never tool-call arguments or reasoning, which a template may re-serialize or drop).
+ */
+export const messageFloor: Estimator = (format, message) => {
+  const results = format.toolResults(message)
+  return results.length > 0
+    ? results.reduce((sum, result) => sum + tokenFloor(result.text), 0)
+    : tokenFloor(format.ownText(message))
+}
+
+/**
  * Replays a conversation through a server and the detector: one request per assistant message (the prompt
  * being every message before it), its usage observed by the detector. Per-message estimates are computed once.
  */
@@ -135,6 +148,8 @@ export const replay = <M>(
   options: {
     readonly detector?: OverflowDetectorState | undefined
     readonly estimator?: Estimator | undefined
+    /** The token floor of a message (see {@link messageFloor}); none given when absent. */
+    readonly floor?: Estimator | undefined
   } = {}
 ): { readonly steps: ReadonlyArray<Step>; readonly detector: OverflowDetectorState } => {
   const estimateOf = options.estimator ?? approximateEstimate
@@ -143,16 +158,21 @@ export const replay = <M>(
   const isSystem = messages.map((m) => format.role(m) === "system")
   const steps: Array<Step> = []
   let estimate = 0
+  let floor = 0
   for (let at = 0; at < messages.length; at++) {
     // `at` is within `messages`.
     const message = messages[at]!
     if (format.role(message) === "assistant" && at > 0) {
       const reply = answerSizes(server, sizes.slice(0, at), isSystem.slice(0, at))
-      const observed = OverflowDetector.observe(detector, { tokens: reply.tokens, estimate })
+      const observed = OverflowDetector.observe(
+        detector,
+        options.floor === undefined ? { tokens: reply.tokens, estimate } : { tokens: reply.tokens, estimate, floor }
+      )
       detector = observed.state
       steps.push({ at, estimate, reply, verdict: observed.verdict })
     }
     estimate += estimateOf(format, message)
+    if (options.floor !== undefined) floor += options.floor(format, message)
   }
   return { steps, detector }
 }

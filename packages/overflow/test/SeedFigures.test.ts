@@ -80,14 +80,26 @@ describe("the tutorial's figures", () => {
       Math.round(((cur.tokens - plateau[i]!.tokens) / (cur.estimate - plateau[i]!.estimate)) * 100) / 100
     )
     assert.deepStrictEqual(perTurn, [0.03, 0.03, 0.04])
-    // ... and each one is compared with the last request that fit, never with a truncated one.
+    // ... and each one is compared with the last request that fit, never with a truncated one. The first
+    // reported less than the last request that fit (not-grown); the later ones are larger than a request
+    // that did not fit (beyond-overflow).
+    assert.deepStrictEqual(verdicts.slice(6).map((v) => v.rule), [
+      "not-grown",
+      "beyond-overflow",
+      "beyond-overflow",
+      "beyond-overflow",
+      "beyond-overflow"
+    ])
     const last = verdicts.at(-1)
     assert.deepStrictEqual(last?.sample, { tokens: 3_725, estimate: 6_204 })
     assert.deepStrictEqual(last?.baseline, { tokens: 3_700, estimate: 3_450 })
-    assert.strictEqual(last?.rule, "growth")
     assert.strictEqual(last?.mode, "plateau")
     assert.isFalse(last?.calibrate)
+    // Straight after the last request that fit, the 6,204-token request is flagged by the growth itself.
     assert.isTrue(looksTruncated({ tokens: 3_700, estimate: 3_450 }, { tokens: 3_725, estimate: 6_204 }))
+    const direct = run([...fitting, { tokens: 3_725, estimate: 6_204 }]).verdicts.at(-1)
+    assert.deepStrictEqual([direct?.truncated, direct?.rule], [true, "growth"])
+    assert.deepStrictEqual(direct?.evidence, { ratio: 0.009, threshold: 0.025 })
   })
 
   it("the same request alone: the ratio (0.60) is inside the untruncated range, so only an exact counter sees it", () => {
@@ -148,23 +160,38 @@ describe("the tutorial's figures", () => {
     assert.isTrue(looksTruncated(prev, { tokens: 3_700 + 54, estimate: 3_450 + 550 }))
     const { verdict } = OverflowDetector.observe(run([prev]).state, { tokens: 3_821, estimate: 4_000 })
     assert.deepStrictEqual([verdict.truncated, verdict.rule, verdict.calibrate], [false, "growth", true])
+    // Runs of spaces go lower still with o200k (1/32 of the estimate): the seed's rule fires, the detector
+    // does not flag (under 0.025 of the growth is needed), and does not trust the request either.
+    assert.isTrue(looksTruncated(prev, { tokens: 3_700 + 18, estimate: 3_450 + 550 }))
+    const spaces = OverflowDetector.observe(run([prev]).state, { tokens: 3_718, estimate: 4_000 })
+    assert.deepStrictEqual(
+      [spaces.verdict.truncated, spaces.verdict.suspect, spaces.verdict.calibrate, spaces.state.lastGood],
+      [false, true, false, prev]
+    )
   })
 
-  it("growth under 200 estimated tokens is not decided, whatever the server reports", () => {
+  it("growth under 200 estimated tokens: the ratio is not decided; a report that did not grow at all is", () => {
     const prev = { tokens: 3_700, estimate: 3_450 }
     const state = run([prev]).state
-    for (const tokens of [3_700, 3_500, 2_000, 400]) {
+    for (const tokens of [3_701, 3_720, 3_900]) {
       assert.isFalse(looksTruncated(prev, { tokens, estimate: 3_450 + 199 }))
       const { verdict } = OverflowDetector.observe(state, { tokens, estimate: 3_450 + 199 })
       assert.deepStrictEqual([verdict.truncated, verdict.rule], [false, "below-min-growth"])
     }
-    assert.isTrue(looksTruncated(prev, { tokens: 3_700, estimate: 3_450 + 200 }))
-    assert.strictEqual(OverflowDetector.observe(state, { tokens: 3_700, estimate: 3_650 }).verdict.rule, "growth")
+    // The stated better rule: an honest prompt that grew is reported larger, whatever the growth; at or under
+    // the highest report, part of it is missing.
+    for (const tokens of [3_700, 3_500, 2_000, 400]) {
+      assert.isFalse(looksTruncated(prev, { tokens, estimate: 3_450 + 199 }))
+      const { verdict } = OverflowDetector.observe(state, { tokens, estimate: 3_450 + 199 })
+      assert.deepStrictEqual([verdict.truncated, verdict.rule], [true, "not-grown"])
+    }
+    assert.isTrue(looksTruncated(prev, { tokens: 3_701, estimate: 3_450 + 200 }))
+    assert.strictEqual(OverflowDetector.observe(state, { tokens: 3_701, estimate: 3_650 }).verdict.rule, "growth")
   })
 
   it("a compaction request is judged from 50 tokens of growth", () => {
     const prev = { tokens: 3_700, estimate: 3_450 }
-    const request = { tokens: 3_600, estimate: 3_450 + 60 }
+    const request = { tokens: 3_701, estimate: 3_450 + 60 }
     assert.isFalse(looksTruncated(prev, request))
     assert.isTrue(looksTruncated(prev, request, OVERFLOW_MIN_GROWTH_COMPACT))
     const state = run([prev]).state
@@ -172,8 +199,11 @@ describe("the tutorial's figures", () => {
     assert.deepStrictEqual([asCompaction.verdict.truncated, asCompaction.verdict.rule], [true, "growth"])
     assert.strictEqual(asCompaction.verdict.minGrowth, 50)
     assert.strictEqual(OverflowDetector.observe(state, request).verdict.rule, "below-min-growth")
-    const small = OverflowDetector.observe(state, { tokens: 3_600, estimate: 3_450 + 49, kind: "compaction" })
+    const small = OverflowDetector.observe(state, { tokens: 3_701, estimate: 3_450 + 49, kind: "compaction" })
     assert.deepStrictEqual([small.verdict.truncated, small.verdict.rule], [false, "below-min-growth"])
+    // The same rules as a turn: a compaction request reported under the last turn is flagged at any growth.
+    const shrunk = OverflowDetector.observe(state, { tokens: 3_600, estimate: 3_460, kind: "compaction" })
+    assert.deepStrictEqual([shrunk.verdict.truncated, shrunk.verdict.rule], [true, "not-grown"])
   })
 
   it("the real limit, near 4,070 prompt tokens, lies within the apparent window the detector reports", () => {
@@ -187,13 +217,13 @@ describe("the tutorial's figures", () => {
       assert.isAbove(window?.overflowAt ?? 0, 4_070)
     }
     // Collapse: a request reported whole at 4,062 tokens, the next one (15 estimated tokens more) answered
-    // with 63. The growth rule leaves it undecided (under 200); the collapse rule does not.
+    // with 63. The growth rule leaves it undecided (under 200); a report that did not grow is flagged.
     const good = { tokens: 4_062, estimate: 3_960 }
     const next = { tokens: 63, estimate: 3_975 }
     assert.isFalse(looksTruncated(good, next))
     const { verdicts } = run([good, next])
     const last = verdicts[1]
-    assert.deepStrictEqual([last?.truncated, last?.rule, last?.mode], [true, "collapse", "collapse"])
+    assert.deepStrictEqual([last?.truncated, last?.rule, last?.mode], [true, "not-grown", "collapse"])
     assert.deepStrictEqual(last?.apparentWindow, { tokens: 4_062, overflowAt: 4_077 })
   })
 
