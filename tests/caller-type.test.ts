@@ -8,10 +8,12 @@ import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { type FitOptions, type FitResult, shiftContext } from "@ctxkit/fit"
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
+import type { ModelMessage } from "ai"
 import { Prompt } from "effect/ai"
 import { pipe } from "effect/Function"
 
-// The callers' own types, written here from each API's documented shape (the SDKs are not dependencies).
+// The OpenAI and Anthropic callers' own types, written here from each API's documented shape (those SDKs are not
+// dependencies); the AI SDK's ModelMessage is the real one from `ai` 7.
 interface ChatCompletionMessage {
   role: "system" | "user" | "assistant" | "tool"
   content: string | null
@@ -32,28 +34,6 @@ interface AnthropicParam {
       | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean }
     >
 }
-/** The AI SDK's `ModelMessage` (v5 to 7) as documented, including a part kind newer than the lens. */
-type ModelMessage =
-  | { role: "system"; content: string; providerOptions?: Record<string, Record<string, unknown>> }
-  | { role: "user"; content: string | Array<{ type: "text"; text: string }> }
-  | {
-    role: "assistant"
-    content:
-      | string
-      | Array<
-        | { type: "text"; text: string }
-        | { type: "reasoning"; text: string }
-        | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }
-        | { type: "custom"; kind: string }
-      >
-  }
-  | {
-    role: "tool"
-    content: Array<
-      { type: "tool-result"; toolCallId: string; toolName: string; output: { type: "text"; value: string } }
-    >
-  }
-
 const fit = <M>(messages: ReadonlyArray<M>, format: MessageFormat<unknown>) =>
   shiftContext(messages, approximateCounter, 1_000, { format })
 
@@ -78,8 +58,21 @@ describe("the caller's type comes back (defect 5)", () => {
 
   it("AI SDK ModelMessages, effect/ai Prompt messages and LangChain BaseMessages, data-first and data-last", () => {
     const sdk: Array<ModelMessage> = [
+      { role: "system", content: "You are a coding agent." },
       { role: "user", content: "which queue?" },
-      { role: "assistant", content: [{ type: "reasoning", text: "weighing" }, { type: "custom", kind: "x" }] }
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "weighing" },
+          { type: "tool-call", toolCallId: "c1", toolName: "rm", input: { path: "q" } },
+          { type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" }
+        ]
+      },
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "rm", output: { type: "text", value: "ok" } }]
+      }
     ]
     const bySdk = shiftContext(sdk, approximateCounter, 100, { format: formats.aiSdk })
     expectTypeOf(bySdk.kept).toEqualTypeOf<ReadonlyArray<ModelMessage>>()

@@ -8,7 +8,7 @@
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { auto } from "./formats/Auto.ts"
-import type { MessageFormat, ToolCallInfo } from "./MessageFormat.ts"
+import type { FormatInput, MessageFormat, ToolCallInfo } from "./MessageFormat.ts"
 import { type GroupDiagnostic, toolGroups } from "./ToolGroups.ts"
 
 /**
@@ -324,13 +324,13 @@ const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): 
  * @since 0.1.0
  */
 export const repairPairs: {
-  <M>(
-    options: RepairOptions<M> & { readonly format: MessageFormat<M> }
-  ): (messages: ReadonlyArray<NoInfer<M>>) => RepairResult<M>
+  <F>(
+    options: RepairOptions<F> & { readonly format: MessageFormat<F> }
+  ): <M extends FormatInput<F>>(messages: ReadonlyArray<M>) => RepairResult<M>
   (options?: AutoRepairOptions): <M>(messages: ReadonlyArray<M>) => RepairResult<M>
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
-    options: RepairOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: RepairOptions<F> & { readonly format: MessageFormat<F> }
   ): RepairResult<M>
   <M>(messages: ReadonlyArray<M>, options?: AutoRepairOptions): RepairResult<M>
 } = dual(

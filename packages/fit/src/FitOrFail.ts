@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type MessageFormat, TokenBudgetExceeded } from "@ctxkit/core"
+import { type FormatInput, type MessageFormat, TokenBudgetExceeded } from "@ctxkit/core"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import type { ContextStrategy } from "./ContextStrategy.ts"
@@ -95,19 +95,21 @@ const run = <M>(
  * @since 0.1.0
  */
 export const fitOrFail: {
-  <M>(
+  <F>(
     countTokens: CountTokens,
     budget: number,
-    options: FitOrFailOptions<M> & { readonly format: MessageFormat<M> }
-  ): (messages: ReadonlyArray<M>) => Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget>
+    options: FitOrFailOptions<F> & { readonly format: MessageFormat<F> }
+  ): <M extends FormatInput<F>>(
+    messages: ReadonlyArray<M>
+  ) => Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget>
   (countTokens: CountTokens, budget: number, options?: FitOrFailOptions<unknown>): <M>(
     messages: ReadonlyArray<M>
   ) => Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget>
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
     countTokens: CountTokens,
     budget: number,
-    options: FitOrFailOptions<M> & { readonly format: MessageFormat<M> }
+    options: FitOrFailOptions<F> & { readonly format: MessageFormat<F> }
   ): Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget>
   <M>(
     messages: ReadonlyArray<M>,

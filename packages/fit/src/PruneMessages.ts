@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
@@ -322,13 +322,13 @@ const isEmpty = <M>(format: MessageFormat<M>, m: M): boolean =>
  * @since 0.1.0
  */
 export const pruneMessages: {
-  <M>(
-    options: PruneOptions<M> & { readonly format: MessageFormat<M> }
-  ): (messages: ReadonlyArray<NoInfer<M>>) => PruneResult<M>
+  <F>(
+    options: PruneOptions<F> & { readonly format: MessageFormat<F> }
+  ): <M extends FormatInput<F>>(messages: ReadonlyArray<M>) => PruneResult<M>
   (options?: Omit<PruneOptions<unknown>, "format">): <M>(messages: ReadonlyArray<M>) => PruneResult<M>
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
-    options: PruneOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: PruneOptions<F> & { readonly format: MessageFormat<F> }
   ): PruneResult<M>
   <M>(messages: ReadonlyArray<M>, options?: Omit<PruneOptions<unknown>, "format">): PruneResult<M>
 } = dual(
