@@ -96,14 +96,9 @@ describe("AI SDK reasoning parts read by formats.auto (defect 2)", () => {
   })
 })
 
-if (claudeCodeDir === undefined) {
-  describe("raw Claude Code sessions", () => {
-    it("are absent on this machine: not run (the raw corpus is ../shared/corpus/raw/claude-code)", () => {
-      assert.deepStrictEqual(loadClaudeCodeSessions(), [])
-    })
-  })
-} else {
-  describe("raw Claude Code sessions (../shared/corpus/raw/claude-code), stored as Anthropic API objects", () => {
+describe.skipIf(claudeCodeDir === undefined)(
+  "raw Claude Code sessions (../shared/corpus/raw/claude-code), stored as Anthropic API objects",
+  () => {
     for (const session of loadClaudeCodeSessions()) {
       it(`${session.name}: detectFormat says anthropic and auto reads it exactly as formats.anthropic`, () => {
         const { messages } = session
@@ -116,5 +111,5 @@ if (claudeCodeDir === undefined) {
         for (const m of messages) assert.strictEqual(auto.text(m), anthropic.text(m))
       })
     }
-  })
-}
+  }
+)

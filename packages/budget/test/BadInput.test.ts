@@ -7,8 +7,8 @@
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import * as Budget from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
+import * as Budget from "./all.ts"
 import { brokenCounters, nonFiniteNumbers } from "./helpers.ts"
 
 const numbers = fc.oneof(

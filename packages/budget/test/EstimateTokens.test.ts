@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { approximateCounter, CounterFailed, estimateTokens } from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
+import { approximateCounter, CounterFailed, estimateTokens } from "./all.ts"
 import { brokenCounters, nonFiniteNumbers } from "./helpers.ts"
 
 describe("approximateCounter", () => {

@@ -15,8 +15,8 @@ import * as fc from "fast-check"
 import { getEncoding } from "js-tiktoken"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { conversationCost, type TokenCounter } from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
+import { conversationCost, type TokenCounter } from "./all.ts"
 
 const require = createRequire(import.meta.url)
 

@@ -3,6 +3,7 @@ import { conversation, deepFreeze, formatNames, formatOf, purityViolations } fro
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import {
   approximateCounter,
   conversationCost,
@@ -13,7 +14,6 @@ import {
   requestChars,
   SettingAdjusted
 } from "./all.ts"
-import { runs } from "../../../tests/runs.ts"
 import { brokenCounters, countingCounter, nonFiniteNumbers } from "./helpers.ts"
 
 const messages: ReadonlyArray<Message> = deepFreeze([

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Response } from "effect/ai"
 import * as fc from "fast-check"
-import { promptTokens, readUsage, ReportedUsage } from "./all.ts"
 import { runs } from "../../../tests/runs.ts"
+import { promptTokens, readUsage, ReportedUsage } from "./all.ts"
 import { nonFiniteNumbers } from "./helpers.ts"
 
 const usage = (

@@ -5,8 +5,8 @@ import type { MessageFormat } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf, text as textArbitrary } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { CapLimitTooSmall, CapOptionInvalid, type CharCapOptions, type TokenCapOptions } from "../src/CapToolResult.ts"
 import { runs } from "../../../tests/runs.ts"
+import { CapLimitTooSmall, CapOptionInvalid, type CharCapOptions, type TokenCapOptions } from "../src/CapToolResult.ts"
 
 const ROCKET = "\uD83D\uDE80"
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/

@@ -3,9 +3,9 @@ import { checkpointHeader, formats, type Message, type MessageFormat } from "@ct
 import { deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { CHECKPOINT_SECTIONS } from "../src/Checkpoint.ts"
 import { INJECT_CONTEXT_MAX_CHARS } from "../src/SummaryMessage.ts"
-import { runs } from "../../../tests/runs.ts"
 
 const full: Checkpoint = {
   goal: "Make `npm run build` pass on main",

@@ -13,8 +13,8 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { ClearOptionInvalid } from "../src/ClearOldToolResults.ts"
 import { runs } from "../../../tests/runs.ts"
+import { ClearOptionInvalid } from "../src/ClearOldToolResults.ts"
 
 const NOTE_TOKENS = 22 // ceil(86 / 4)
 

@@ -31,10 +31,10 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { checkpointTooLargeMessage, requestTooLargeMessage } from "../src/Compact.ts"
 import { truncatedRequestMessage } from "../src/Guards.ts"
 import { acceptSummaryReply, CUT_EMPTY_MESSAGE, EMPTY_SUMMARY_MESSAGE } from "../src/SummaryReplyPolicy.ts"
-import { runs } from "../../../tests/runs.ts"
 
 const BIG = "line of build output\n".repeat(200)
 

@@ -2,6 +2,7 @@ import { type AnthropicMessage, formats, type Message, type MessageFormat, toolG
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import {
   checkpointShrinks,
   COMPACTION_ATTEMPT_STEPS,
@@ -12,7 +13,6 @@ import {
   StallGuard,
   truncatedRequestMessage
 } from "../src/Guards.ts"
-import { runs } from "../../../tests/runs.ts"
 
 describe("compactionRequestTruncated", () => {
   const lastGood = { tokens: 3_700, estimate: 3_750 }

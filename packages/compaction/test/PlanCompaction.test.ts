@@ -7,8 +7,8 @@ import { formats, type Message } from "@ctxkit/core"
 import { deepFreeze, planViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { type PlanOptions } from "../src/PlanCompaction.ts"
 import { runs } from "../../../tests/runs.ts"
+import type { PlanOptions } from "../src/PlanCompaction.ts"
 
 const user = (content: string, extra: Partial<Message> = {}): Message =>
   ({ role: "user", content, ...extra }) as Message

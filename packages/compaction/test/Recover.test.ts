@@ -7,8 +7,8 @@ import { formats, type Message, toolGroups } from "@ctxkit/core"
 import { conversation, deepEqual, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { UNCERTAIN_RESULT_NOTE } from "../src/Recover.ts"
 import { runs } from "../../../tests/runs.ts"
+import { UNCERTAIN_RESULT_NOTE } from "../src/Recover.ts"
 
 const crashed: ReadonlyArray<Message> = deepFreeze([
   { role: "user", content: "Deploy the site." },

@@ -17,9 +17,9 @@ import {
 } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_PROMPT, summaryRequest } from "../src/CheckpointInstructions.ts"
 import { SUMMARY_ITEM_MAX_CHARS } from "../src/SerializeForSummary.ts"
-import { runs } from "../../../tests/runs.ts"
 
 const canonical = formats.canonical
 const lines = (messages: ReadonlyArray<Message>, maxItemChars?: number): ReadonlyArray<string> =>

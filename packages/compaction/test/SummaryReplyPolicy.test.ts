@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as fc from "fast-check"
-import { type SummaryFinishReason } from "../src/Summarizer.ts"
+import { runs } from "../../../tests/runs.ts"
+import type { SummaryFinishReason } from "../src/Summarizer.ts"
 import {
   acceptSummaryReply,
   CUT_EMPTY_MESSAGE,
@@ -9,7 +10,6 @@ import {
   type PartialSummaries,
   SummaryRejected
 } from "../src/SummaryReplyPolicy.ts"
-import { runs } from "../../../tests/runs.ts"
 
 const CUT_8000 =
   "The compaction summary is incomplete: the summarizer stopped with \"length\" at its output limit of " +

@@ -3,8 +3,8 @@ import { bm25Scores, strategies } from "@ctxkit/fit"
 import { conversation, deepFreeze, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { CallbackFailed, RelevanceIgnored, SummaryOmitted } from "../src/Diagnostics.ts"
 import { runs } from "../../../tests/runs.ts"
+import { CallbackFailed, RelevanceIgnored, SummaryOmitted } from "../src/Diagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical = { format: formats.canonical }

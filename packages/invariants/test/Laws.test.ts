@@ -9,8 +9,8 @@ import {
 import { deepFreeze, type FormatName, formatNames, formatOf, purityViolations, render, scenario } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { INVARIANTS_LIMITS } from "../src/Policy.ts"
 import { runs } from "../../../tests/runs.ts"
+import { INVARIANTS_LIMITS } from "../src/Policy.ts"
 
 // quality.md L13: block ≤ maxChars; items never cut; no early close; every kept quote is a literal substring of
 // a user message.

@@ -309,7 +309,9 @@ export const finishFitting = <M>(
   // A wrong input (not a conversation) never fits: an empty "success" would hide it.
   const inputUsable = !diagnostics.some((d) => d._tag === "NotAConversation")
   const fit = inputUsable && budgetUsable && tokens <= budget
-  if (inputUsable && budgetUsable && !fit) diagnostics.push(new ProtectedOverBudget({ protectedTokens: tokens, budget }))
+  if (inputUsable && budgetUsable && !fit) {
+    diagnostics.push(new ProtectedOverBudget({ protectedTokens: tokens, budget }))
+  }
   return {
     kept,
     excluded,
