@@ -1,0 +1,8 @@
+/**
+ * `@ctxkit/engine`: the context steps composed into what a harness calls before and after every model request
+ * (`ContextEngine.prepare` / `observe`), with every effect — the store, the model, HTTP, the clock — behind an
+ * Effect service, so each part is swapped with a `Layer`.
+ *
+ * @since 0.1.0
+ */
+export {}
