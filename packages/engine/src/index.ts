@@ -5,4 +5,4 @@
  *
  * @since 0.1.0
  */
-export {}
+export { type WindowAnswer, WindowSource } from "./WindowSource.ts"
