@@ -34,12 +34,12 @@ export interface WindowAnswer {
  * import { WindowSource } from "@ctxkit/engine"
  * import * as Effect from "effect/Effect"
  *
- * const answer = Effect.runSync(
- *   Effect.flatMap(WindowSource.asEffect(), (source) => source.discover).pipe(
- *     Effect.provide(WindowSource.layerConfigured(8192))
- *   )
- * )
- * answer.window // 8192
+ * const program = Effect.gen(function*() {
+ *   const source = yield* WindowSource
+ *   return yield* source.discover
+ * })
+ *
+ * Effect.runSync(program.pipe(Effect.provide(WindowSource.layerConfigured(8192)))).window // 8192
  * ```
  *
  * @category services
