@@ -6,15 +6,8 @@
  */
 import { approximateCounter, conversationCost } from "@ctxkit/budget"
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import {
-  fidelityViolations,
-  formatNames,
-  formatOf,
-  render,
-  type Scenario,
-  type ScenarioResult,
-  type ScenarioTurn
-} from "@ctxkit/testing"
+import { fidelityViolations, formatNames, formatOf, render, type Scenario } from "@ctxkit/testing"
+import type { ScenarioResult, ScenarioTurn } from "@ctxkit/testing/Scenario"
 import { assert, describe, it } from "@effect/vitest"
 import { corpusDir, loadCorpus } from "./corpus.ts"
 

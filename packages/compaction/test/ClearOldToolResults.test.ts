@@ -1,16 +1,8 @@
 import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
 import { CLEARED_NOTE, clearOldToolResults } from "@ctxkit/compaction"
 import { formats, type MessageFormat } from "@ctxkit/core"
-import {
-  deepFreeze,
-  type FormatName,
-  formatNames,
-  formatOf,
-  render,
-  type Scenario,
-  scenario,
-  type ScenarioTurn
-} from "@ctxkit/testing"
+import { deepFreeze, type FormatName, formatNames, formatOf, render, type Scenario, scenario } from "@ctxkit/testing"
+import type { ScenarioTurn } from "@ctxkit/testing/Scenario"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"

@@ -18,10 +18,10 @@ import {
   groupsFromKeys,
   keepTurnsViolations,
   planViolations,
-  reductionViolations,
-  type Rendered,
-  type ScenarioOptions
+  reductionViolations
 } from "@ctxkit/testing"
+import type { ScenarioOptions } from "@ctxkit/testing/Arbitraries"
+import type { Rendered } from "@ctxkit/testing/Scenario"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"

@@ -1,6 +1,7 @@
 import { formats, type Message } from "@ctxkit/core"
 import { type ContextStrategy, strategies } from "@ctxkit/fit"
-import { conversation, fitLaws, formatNames, type Rendered, type StrategyUnderTest } from "@ctxkit/testing"
+import { conversation, fitLaws, formatNames, type StrategyUnderTest } from "@ctxkit/testing"
+import type { Rendered } from "@ctxkit/testing/Scenario"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"

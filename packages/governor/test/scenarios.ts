@@ -1,7 +1,7 @@
 /**
  * Governor-rich generated conversations, shared by the law and the incremental-analysis tests.
  */
-import type { Scenario, ScenarioCall, ScenarioResult, ScenarioTurn } from "@ctxkit/testing"
+import type { Scenario, ScenarioCall, ScenarioResult, ScenarioTurn } from "@ctxkit/testing/Scenario"
 import * as fc from "fast-check"
 
 const PATHS = ["src/a.ts", "src/b.ts", "docs/ü 🚀.md"]

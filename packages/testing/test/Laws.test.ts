@@ -8,9 +8,9 @@ import {
   pairViolations,
   partitionViolations,
   purityViolations,
-  type Selection,
   selectionLaws
 } from "@ctxkit/testing"
+import type { Selection } from "@ctxkit/testing/Laws"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
