@@ -22,7 +22,7 @@ import type { Rendered, Scenario, ScenarioCall, ScenarioResult, ScenarioTurn } f
  *
  * @example
  * ```ts
- * import type { ScenarioOptions } from "@ctxkit/testing"
+ * import type { ScenarioOptions } from "@ctxkit/testing/Arbitraries"
  *
  * const options: ScenarioOptions = { maxTurns: 40, orphans: true, dangling: true }
  * ```

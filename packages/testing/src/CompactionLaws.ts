@@ -15,7 +15,7 @@ import { formats, type MessageFormat, toolGroups } from "@ctxkit/core"
  *
  * @example
  * ```ts
- * import type { PlanLike } from "@ctxkit/testing"
+ * import type { PlanLike } from "@ctxkit/testing/CompactionLaws"
  *
  * const plan: PlanLike<string> = { _tag: "CompactionPlan", cut: 1, summarized: ["a"], kept: ["b"] }
  * const none: PlanLike<string> = { _tag: "NoPlan", reason: "open-call" }
@@ -199,7 +199,7 @@ export const keepTurnsViolations = <M>(
  *
  * @example
  * ```ts
- * import type { ReductionLike } from "@ctxkit/testing"
+ * import type { ReductionLike } from "@ctxkit/testing/CompactionLaws"
  *
  * const reduction: ReductionLike<string> = { messages: ["a"], truncated: 0, clipped: [], chars: 5, withinTarget: true }
  * ```
@@ -221,7 +221,7 @@ export interface ReductionLike<M> {
  *
  * @example
  * ```ts
- * import type { ReductionLawOptions } from "@ctxkit/testing"
+ * import type { ReductionLawOptions } from "@ctxkit/testing/CompactionLaws"
  *
  * const options: ReductionLawOptions = { minToolResultChars: 256, minTextChars: 1_024 }
  * ```

@@ -19,7 +19,7 @@ import type { Rendered } from "./Scenario.ts"
  *
  * @example
  * ```ts
- * import type { StrategyOutcome } from "@ctxkit/testing"
+ * import type { StrategyOutcome } from "@ctxkit/testing/FitLaws"
  *
  * const outcome: StrategyOutcome<string> = { kept: ["b"], excluded: [{ message: "a" }], truncated: [], inserted: [], tokens: 5, fits: true }
  * ```
@@ -49,7 +49,7 @@ export interface StrategyOutcome<M> {
  * @example
  * ```ts
  * import { formats } from "@ctxkit/core"
- * import type { FitCall } from "@ctxkit/testing"
+ * import type { FitCall } from "@ctxkit/testing/FitLaws"
  *
  * const call: FitCall = { format: formats.canonical as never, perMessageOverhead: 4 }
  * ```
@@ -99,7 +99,7 @@ export interface StrategyUnderTest {
  * @example
  * ```ts
  * import { formats } from "@ctxkit/core"
- * import type { FitCheckOptions } from "@ctxkit/testing"
+ * import type { FitCheckOptions } from "@ctxkit/testing/FitLaws"
  *
  * const options: FitCheckOptions = { format: formats.anthropic as never, minimality: true, largerBudget: 2_000 }
  * ```
@@ -320,7 +320,7 @@ export const fitViolations = (
  * @example
  * ```ts
  * import { formats } from "@ctxkit/core"
- * import type { FitLawsOptions } from "@ctxkit/testing"
+ * import type { FitLawsOptions } from "@ctxkit/testing/FitLaws"
  *
  * const options: FitLawsOptions = { wireFormat: "anthropic", format: formats.auto as never, minimality: true, monotonicity: true }
  * ```

@@ -15,7 +15,7 @@ import type { Rendered } from "./Scenario.ts"
  *
  * @example
  * ```ts
- * import type { Selection } from "@ctxkit/testing"
+ * import type { Selection } from "@ctxkit/testing/Laws"
  *
  * const selection: Selection<string> = { kept: ["b"], excluded: ["a"] }
  * ```

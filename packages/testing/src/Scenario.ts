@@ -13,7 +13,7 @@
  *
  * @example
  * ```ts
- * import type { ScenarioCall } from "@ctxkit/testing"
+ * import type { ScenarioCall } from "@ctxkit/testing/Scenario"
  *
  * const call: ScenarioCall = { id: "call_1", name: "read_file", arguments: "{\"path\":\"a.ts\"}" }
  * ```
@@ -33,7 +33,7 @@ export interface ScenarioCall {
  *
  * @example
  * ```ts
- * import type { ScenarioResult } from "@ctxkit/testing"
+ * import type { ScenarioResult } from "@ctxkit/testing/Scenario"
  *
  * const result: ScenarioResult = { callId: "call_1", name: "read_file", text: "export {}", isError: false }
  * ```
@@ -54,7 +54,7 @@ export interface ScenarioResult {
  *
  * @example
  * ```ts
- * import type { ScenarioTurn } from "@ctxkit/testing"
+ * import type { ScenarioTurn } from "@ctxkit/testing/Scenario"
  *
  * const turns: ReadonlyArray<ScenarioTurn> = [
  *   { kind: "user", text: "hi", pinned: false, summary: false },
@@ -108,7 +108,7 @@ export interface Scenario {
  *
  * @example
  * ```ts
- * import type { Rendered } from "@ctxkit/testing"
+ * import type { Rendered } from "@ctxkit/testing/Scenario"
  *
  * const rendered: Rendered<unknown> = { messages: [{ role: "user", content: "hi" }], keys: [[]] }
  * ```
