@@ -130,7 +130,7 @@ export class MessageDropped extends Schema.TaggedClass<MessageDropped>("@ctxkit/
  *
  * @example
  * ```ts
- * import type { RepairChange } from "@ctxkit/core"
+ * import type { RepairChange } from "@ctxkit/core/RepairPairs"
  *
  * const describe = (change: RepairChange) => `${change._tag} at messages[${change.index}]`
  * ```
@@ -145,7 +145,8 @@ export type RepairChange = OrphanDropped | CallDropped | CallStubbed | ApprovalD
  *
  * @example
  * ```ts
- * import { formats, type RepairOptions } from "@ctxkit/core"
+ * import { formats } from "@ctxkit/core"
+ * import type { RepairOptions } from "@ctxkit/core/RepairPairs"
  *
  * const options: RepairOptions<unknown> = { dangling: "drop", orphans: "drop", format: formats.auto }
  * ```

@@ -161,7 +161,8 @@ export class AwaitingExecution
  *
  * @example
  * ```ts
- * import { type GroupDiagnostic, toolGroups } from "@ctxkit/core"
+ * import { toolGroups } from "@ctxkit/core"
+ * import type { GroupDiagnostic } from "@ctxkit/core/ToolGroups"
  *
  * const diagnostics: ReadonlyArray<GroupDiagnostic> = toolGroups([{ role: "tool", toolCallId: "x", content: "" }]).diagnostics
  * diagnostics[0]?._tag // "OrphanResult"

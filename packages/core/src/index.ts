@@ -29,7 +29,6 @@ export type { OpenAiResponsesItem } from "./formats/OpenAiResponses.ts"
 export { checkpointHeader, isSummaryText } from "./internal/summaryText.ts"
 export { Conversation, Message } from "./Message.ts"
 export {
-  type ApprovalInfo,
   type AttachmentInfo,
   type FormatInput,
   isMessageFormat,
@@ -45,8 +44,6 @@ export {
   CallStubbed,
   MessageDropped,
   OrphanDropped,
-  type RepairChange,
-  type RepairOptions,
   repairPairs,
   type RepairResult,
   UNKNOWN_OUTCOME_TEXT
@@ -54,7 +51,6 @@ export {
 export {
   AwaitingExecution,
   DanglingCall,
-  type GroupDiagnostic,
   OrphanApprovalResponse,
   OrphanResult,
   ReusedCallId,
