@@ -204,7 +204,7 @@ export const assembleInstructions = (
  *
  * @example
  * ```ts
- * import type { InstructionsOptions } from "@ctxkit/instructions"
+ * import type { InstructionsOptions } from "@ctxkit/instructions/AgentsInstructions"
  *
  * const options: InstructionsOptions = { workspaceRoot: "/repo", cwd: "/repo/packages/api", configHome: "/home/me/.config/agent" }
  * ```

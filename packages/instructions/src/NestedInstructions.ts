@@ -60,7 +60,7 @@ export const emptyNestedState: NestedState = { seen: new Map() }
  *
  * @example
  * ```ts
- * import type { TouchedPath } from "@ctxkit/instructions"
+ * import type { TouchedPath } from "@ctxkit/instructions/NestedInstructions"
  *
  * const touch: TouchedPath = { path: "/repo/packages/api/src/a.ts", access: "read" }
  * ```

@@ -49,7 +49,7 @@ export interface SkillOverrides {
  *
  * @example
  * ```ts
- * import type { SkillDiscoveryOptions } from "@ctxkit/instructions"
+ * import type { SkillDiscoveryOptions } from "@ctxkit/instructions/SkillDiscovery"
  *
  * const options: SkillDiscoveryOptions = { workspaceRoot: "/repo", trusted: true, homeDirectory: "/home/me" }
  * ```

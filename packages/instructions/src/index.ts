@@ -11,7 +11,6 @@ export {
   assembleInstructions,
   explainInstructions,
   type InstructionFile,
-  type InstructionsOptions,
   loadInstructions
 } from "./AgentsInstructions.ts"
 export {
@@ -27,16 +26,9 @@ export {
   emptyNestedState,
   type NestedAttachment,
   type NestedState,
-  planNestedAttachment,
-  type TouchedPath
+  planNestedAttachment
 } from "./NestedInstructions.ts"
 export { loadSkill, searchSkills, type SkillCatalog, skillCatalog, skillResource } from "./SkillCatalog.ts"
-export {
-  discoverSkills,
-  type Skill,
-  type SkillDiscovery,
-  type SkillDiscoveryOptions,
-  validateSkill
-} from "./SkillDiscovery.ts"
+export { discoverSkills, type Skill, type SkillDiscovery, validateSkill } from "./SkillDiscovery.ts"
 export { readSkillOverrides, saveSkillOverrides, setSkillEnabled } from "./SkillOverrides.ts"
 export { type SkillDiagnostic, validateSkillFile } from "./SkillValidation.ts"
