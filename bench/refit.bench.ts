@@ -17,7 +17,8 @@
  * Target: a refit costs about the new messages, not the whole history — `refit(o200k)` within 2× of
  * `refit(approx)` (the tokenizer runs on one message) and within 3× of `floor-lookup` at 10k and 100k.
  */
-import { conversationCost, type CostOptions, makeCostCache } from "@ctxkit/budget"
+import { conversationCost, makeCostCache } from "@ctxkit/budget"
+import type { CostOptions } from "@ctxkit/budget/MessageCost"
 import { o200kCounter } from "@ctxkit/budget/o200k"
 import { canonical } from "@ctxkit/core/formats/Canonical"
 import type { Message } from "@ctxkit/core/Message"

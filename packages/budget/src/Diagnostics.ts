@@ -15,7 +15,7 @@ import { formatCount } from "./internal/format.ts"
  *
  * @example
  * ```ts
- * import { CounterFailed } from "@ctxkit/budget"
+ * import { CounterFailed } from "@ctxkit/budget/Diagnostics"
  *
  * const failure = new CounterFailed({ counter: "my-bpe", failure: "threw", detail: "vocab not loaded", texts: 3 })
  * failure.message // "Token counter \"my-bpe\" threw (vocab not loaded) on 3 texts; ..."
@@ -52,7 +52,7 @@ export class CounterFailed extends Schema.TaggedClass<CounterFailed>("@ctxkit/bu
  *
  * @example
  * ```ts
- * import { CatalogUnreadable } from "@ctxkit/budget"
+ * import { CatalogUnreadable } from "@ctxkit/budget/Diagnostics"
  *
  * new CatalogUnreadable({ detail: "Maximum call stack size exceeded" }).message
  * ```
@@ -79,7 +79,7 @@ export class CatalogUnreadable extends Schema.TaggedClass<CatalogUnreadable>("@c
  *
  * @example
  * ```ts
- * import { SettingAdjusted } from "@ctxkit/budget"
+ * import { SettingAdjusted } from "@ctxkit/budget/Diagnostics"
  *
  * new SettingAdjusted({ setting: "threshold", given: "1.5", used: 0.99 }).message
  * // "Setting threshold = 1.5 is out of range; used 0.99 instead. ..."
@@ -117,7 +117,7 @@ export class SettingAdjusted extends Schema.TaggedClass<SettingAdjusted>("@ctxki
  *
  * @example
  * ```ts
- * import { MeasureInvalid } from "@ctxkit/budget"
+ * import { MeasureInvalid } from "@ctxkit/budget/Diagnostics"
  *
  * new MeasureInvalid({ measure: "usedTokens", given: "NaN", used: 1_200 }).message
  * ```
@@ -165,7 +165,7 @@ export type WindowSource = "config" | "catalog" | "probe" | "fallback"
  *
  * @example
  * ```ts
- * import { WindowIgnored } from "@ctxkit/budget"
+ * import { WindowIgnored } from "@ctxkit/budget/Diagnostics"
  *
  * new WindowIgnored({ source: "catalog", window: "10000000" }).message
  * // "Ignored the context window 10000000 from catalog: ..."
@@ -196,7 +196,7 @@ export class WindowIgnored extends Schema.TaggedClass<WindowIgnored>("@ctxkit/bu
  *
  * @example
  * ```ts
- * import { WindowFallback } from "@ctxkit/budget"
+ * import { WindowFallback } from "@ctxkit/budget/Diagnostics"
  *
  * new WindowFallback({ window: 4_096 }).message
  * // "The context window is not set: assuming 4,096 tokens. ..."
@@ -229,7 +229,7 @@ export class WindowFallback extends Schema.TaggedClass<WindowFallback>("@ctxkit/
  *
  * @example
  * ```ts
- * import { ScaleClamped } from "@ctxkit/budget"
+ * import { ScaleClamped } from "@ctxkit/budget/Diagnostics"
  *
  * new ScaleClamped({ raw: 0.06, used: 0.5, min: 0.5, max: 4 }).message
  * // "Calibration scale 0.06 is outside [0.5, 4]; clamped to 0.5. ..."

@@ -14,7 +14,7 @@ import { isTrustedWindow } from "./Window.ts"
  *
  * @example
  * ```ts
- * import { DEFAULT_MAX_CONTEXT_CHARS } from "@ctxkit/budget"
+ * import { DEFAULT_MAX_CONTEXT_CHARS } from "@ctxkit/budget/EffectiveBudget"
  *
  * DEFAULT_MAX_CONTEXT_CHARS // 800_000
  * ```

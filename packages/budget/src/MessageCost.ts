@@ -22,7 +22,7 @@ import { TokenTally } from "./TokenTally.ts"
  *
  * @example
  * ```ts
- * import { DEFAULT_PER_MESSAGE_OVERHEAD } from "@ctxkit/budget"
+ * import { DEFAULT_PER_MESSAGE_OVERHEAD } from "@ctxkit/budget/MessageCost"
  *
  * DEFAULT_PER_MESSAGE_OVERHEAD // 4
  * ```
@@ -39,7 +39,8 @@ export const DEFAULT_PER_MESSAGE_OVERHEAD: number = DEFAULT_OVERHEAD
  *
  * @example
  * ```ts
- * import { approximateCounter, conversationCost, type CostOptions, makeCostCache } from "@ctxkit/budget"
+ * import { approximateCounter, conversationCost, makeCostCache } from "@ctxkit/budget"
+ * import type { CostOptions } from "@ctxkit/budget/MessageCost"
  * import { formats, type OpenAiChatMessage } from "@ctxkit/core"
  *
  * const options: CostOptions<OpenAiChatMessage> = {

@@ -12,25 +12,10 @@ export { applyCalibration, calibrate, Calibration, uncalibrated } from "./Calibr
 export { charRuleFires, shouldCompactContext } from "./CompactionTriggers.ts"
 export { ContextBar, contextBar } from "./ContextBar.ts"
 export { CostCache, makeCostCache } from "./CostCache.ts"
-export {
-  type BudgetDiagnostic,
-  CatalogUnreadable,
-  CounterFailed,
-  MeasureInvalid,
-  ScaleClamped,
-  SettingAdjusted,
-  WindowFallback,
-  WindowIgnored
-} from "./Diagnostics.ts"
-export { DEFAULT_MAX_CONTEXT_CHARS, effectiveBudget } from "./EffectiveBudget.ts"
+export type { BudgetDiagnostic } from "./Diagnostics.ts"
+export { effectiveBudget } from "./EffectiveBudget.ts"
 export { estimateTokens, type TokenEstimate } from "./EstimateTokens.ts"
-export {
-  type ConversationCost,
-  conversationCost,
-  type CostOptions,
-  DEFAULT_PER_MESSAGE_OVERHEAD,
-  messageCost
-} from "./MessageCost.ts"
+export { type ConversationCost, conversationCost, messageCost } from "./MessageCost.ts"
 export { requestChars } from "./RequestChars.ts"
 export { available, reserve } from "./Reserve.ts"
 export { runTokenBudget } from "./RunTokenBudget.ts"

@@ -178,7 +178,7 @@ export const budgetExceeded = (input: BudgetExceededInput): ContextBudgetExceede
  *
  * @example
  * ```ts
- * import { budgetExceededMessage } from "@ctxkit/compaction"
+ * import { budgetExceededMessage } from "@ctxkit/compaction/BudgetExceeded"
  *
  * budgetExceededMessage({
  *   conversationChars: 912_000,

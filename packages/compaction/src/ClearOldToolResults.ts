@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import type { Counter, CounterFailed } from "@ctxkit/budget"
+import type { Counter } from "@ctxkit/budget"
+import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { DEFAULT_MAX_CONTEXT_CHARS } from "@ctxkit/budget"
+import { DEFAULT_MAX_CONTEXT_CHARS } from "@ctxkit/budget/EffectiveBudget"
 import type { CompactionFailed, ContextBudgetExceeded, MessageFormat } from "@ctxkit/core"
 import { formats } from "@ctxkit/core"
 import * as Cause from "effect/Cause"

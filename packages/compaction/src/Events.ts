@@ -19,7 +19,7 @@ const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
  *
  * @example
  * ```ts
- * import { CompactionReason } from "@ctxkit/compaction"
+ * import { CompactionReason } from "@ctxkit/compaction/Events"
  * import * as Schema from "effect/Schema"
  *
  * Schema.is(CompactionReason)("budget") // true

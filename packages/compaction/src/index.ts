@@ -19,7 +19,6 @@ export { CLEARED_NOTE, clearOldToolResults, type ClearResult } from "./ClearOldT
 export {
   ContextAction,
   type ContextPolicy,
-  type ContextState,
   decideContextAction,
   decodeContextPolicy,
   defaultContextPolicy,
@@ -28,7 +27,7 @@ export {
 // Step 3: compact.
 export { Checkpoint, parseCheckpoint, type ParsedCheckpoint, renderCheckpoint } from "./Checkpoint.ts"
 export { checkpointInstructions } from "./CheckpointInstructions.ts"
-export { compact, type Compacted, type CompactionOutcome, type CompactOptions } from "./Compact.ts"
+export { compact, type Compacted, type CompactionOutcome } from "./Compact.ts"
 export { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "./PlanCompaction.ts"
 export type { CompactionPlugin } from "./PluginHooks.ts"
 export { compactionPresets } from "./Presets.ts"
@@ -37,7 +36,6 @@ export { serializeForSummary } from "./SerializeForSummary.ts"
 export { type SummarizeFn, Summarizer, SummarizerError, type SummaryReply, type SummaryRequest } from "./Summarizer.ts"
 export { summaryMessage } from "./SummaryMessage.ts"
 // After compaction: the hard limit and the oversized tail.
-export { budgetExceededMessage } from "./BudgetExceeded.ts"
 export { ensureWithinBudget, type WithinBudget } from "./EnsureWithinBudget.ts"
 export { BUDGET_TRUNCATION_MARKER, reduceToBudget, type Reduction } from "./ReduceToBudget.ts"
 // Events.
@@ -45,7 +43,6 @@ export {
   CompactionCompleted,
   CompactionEvent,
   CompactionFailedEvent,
-  CompactionReason,
   CompactionSkipped,
   CompactionStarted,
   ContextReduced,

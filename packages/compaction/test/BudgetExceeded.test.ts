@@ -2,7 +2,7 @@
  * The hard limit's failure message: the four exact WHAT sentences of the seed, the layout of the message, and the
  * core error it builds.
  */
-import { budgetExceededMessage } from "@ctxkit/compaction"
+import { budgetExceededMessage } from "@ctxkit/compaction/BudgetExceeded"
 import { ContextBudgetExceeded } from "@ctxkit/core"
 import { assert, describe, it } from "@effect/vitest"
 import {

@@ -10,7 +10,6 @@ import {
   type CompactionOutcome,
   type CompactionPlugin,
   compactionPresets,
-  type CompactOptions,
   defaultContextPolicy,
   ingestCharCap,
   planCompaction,
@@ -19,6 +18,7 @@ import {
   type SummaryReply,
   type SummaryRequest
 } from "@ctxkit/compaction"
+import type { CompactOptions } from "@ctxkit/compaction/Compact"
 import { CompactionFailed, formats, type Message, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

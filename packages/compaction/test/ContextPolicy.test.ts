@@ -2,12 +2,12 @@ import { available } from "@ctxkit/budget"
 import {
   ContextAction,
   type ContextPolicy,
-  type ContextState,
   decideContextAction,
   decodeContextPolicy,
   defaultContextPolicy,
   InvalidContextPolicy
 } from "@ctxkit/compaction"
+import type { ContextState } from "@ctxkit/compaction/ContextPolicy"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"

@@ -1,4 +1,5 @@
-import { approximateCounter, CounterFailed, makeCostCache, SettingAdjusted, type TokenCounter } from "@ctxkit/budget"
+import { approximateCounter, makeCostCache, type TokenCounter } from "@ctxkit/budget"
+import { CounterFailed, SettingAdjusted } from "@ctxkit/budget/Diagnostics"
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { shiftContext, strategies } from "@ctxkit/fit"
 import { deepFreeze } from "@ctxkit/testing"

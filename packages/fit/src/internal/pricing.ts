@@ -2,7 +2,8 @@
  * What a message costs. Every price fitting needs — an input message, a compressed copy, a summary note — comes
  * from the one function {@link makePrice} builds, so a change in how messages are priced is made here only.
  */
-import { CounterFailed, estimateTokens, messageCost } from "@ctxkit/budget"
+import { estimateTokens, messageCost } from "@ctxkit/budget"
+import { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import * as Predicate from "effect/Predicate"
 import type { FitDiagnostic } from "../Diagnostics.ts"
 import type { Settings } from "./settings.ts"

@@ -2,7 +2,9 @@
  * Reading a fitting's arguments once: every option checked, a bad value replaced by its documented default with
  * a diagnostic that says so, and the result a plain record the fitting steps read from.
  */
-import { CostCache, DEFAULT_PER_MESSAGE_OVERHEAD, SettingAdjusted, type TokenCounter } from "@ctxkit/budget"
+import { CostCache, type TokenCounter } from "@ctxkit/budget"
+import { SettingAdjusted } from "@ctxkit/budget/Diagnostics"
+import { DEFAULT_PER_MESSAGE_OVERHEAD } from "@ctxkit/budget/MessageCost"
 import { formats, isMessageFormat, type MessageFormat, type Role } from "@ctxkit/core"
 import * as Predicate from "effect/Predicate"
 import { type FitDiagnostic, OptionAdjusted, UnusableBudget } from "../Diagnostics.ts"
