@@ -5,7 +5,8 @@
  * L10 holds on real transcripts; the tokens saved per session are printed.
  */
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import { canonicalToolKinds, type Elision, govern, type GovernOptions } from "@ctxkit/governor"
+import { canonicalToolKinds, type Elision, govern } from "@ctxkit/governor"
+import type { GovernOptions } from "@ctxkit/governor/Govern"
 import { deepEqual, deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"

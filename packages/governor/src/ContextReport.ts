@@ -325,7 +325,8 @@ export const MAX_REPORT_SEGMENTS = 400
  *
  * @example
  * ```ts
- * import { contextReport, type ReportOptions } from "@ctxkit/governor"
+ * import { contextReport } from "@ctxkit/governor"
+ * import type { ReportOptions } from "@ctxkit/governor/ContextReport"
  *
  * // What the invariants step put in the request, and the clearing step's horizon.
  * const options: ReportOptions<unknown> = { mode: "shadow", invariants: { instruction: 2, goal: 1 }, keepToolResults: 6 }

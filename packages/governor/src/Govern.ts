@@ -121,7 +121,8 @@ export type Elision = typeof Elision.Type
  *
  * @example
  * ```ts
- * import { claudeCodeToolKinds, govern, type GovernOptions } from "@ctxkit/governor"
+ * import { claudeCodeToolKinds, govern } from "@ctxkit/governor"
+ * import type { GovernOptions } from "@ctxkit/governor/Govern"
  *
  * // A Claude Code harness measuring first: shadow mode, events with the usage summary.
  * const options: GovernOptions<unknown> = { mode: "shadow", toolKinds: claudeCodeToolKinds, usage: true }

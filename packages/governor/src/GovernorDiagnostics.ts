@@ -12,7 +12,8 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import { govern, GovernorSettingAdjusted } from "@ctxkit/governor"
+ * import { govern } from "@ctxkit/governor"
+ * import { GovernorSettingAdjusted } from "@ctxkit/governor/GovernorDiagnostics"
  *
  * const [diagnostic] = govern([], { mode: "on", minAgeTurns: 0 }).diagnostics
  * diagnostic instanceof GovernorSettingAdjusted && diagnostic.message

@@ -13,7 +13,8 @@ import type { ToolResultInfo } from "@ctxkit/core"
  *
  * @example
  * ```ts
- * import { govern, type ToolArguments, type ToolContext, type ToolKinds } from "@ctxkit/governor"
+ * import { govern, type ToolKinds } from "@ctxkit/governor"
+ * import type { ToolArguments, ToolContext } from "@ctxkit/governor/ToolKinds"
  *
  * // An accessor reads the parsed arguments; `{}` when the model wrote no JSON object.
  * const file = (args: ToolArguments): string | undefined => typeof args["file"] === "string" ? args["file"] : undefined
@@ -33,7 +34,8 @@ export type ToolArguments = Readonly<Record<string, unknown>>
  *
  * @example
  * ```ts
- * import { govern, type ToolArguments, type ToolContext, type ToolKinds } from "@ctxkit/governor"
+ * import { govern, type ToolKinds } from "@ctxkit/governor"
+ * import type { ToolArguments, ToolContext } from "@ctxkit/governor/ToolKinds"
  *
  * // An editor tool that names no path edits the file the harness has open.
  * const openFile = (_args: ToolArguments, context: ToolContext) => context.currentFile

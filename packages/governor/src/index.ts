@@ -8,19 +8,17 @@
  */
 
 export { ContextGoverned } from "./ContextGoverned.ts"
-export { ContextReport, contextReport, CriticalityReason, type ReportOptions, ReportSegment } from "./ContextReport.ts"
+export { ContextReport, contextReport, CriticalityReason, ReportSegment } from "./ContextReport.ts"
 export { ElidedCall, ElisionReason, elisionStub } from "./ElisionStub.ts"
 export {
   Elision,
   govern,
   GovernMode,
-  type GovernOptions,
   type GovernorAnalysis,
   type GovernorDiagnostic,
   type GovernResult
 } from "./Govern.ts"
-export { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
-export { type ToolArguments, type ToolContext, type ToolKind, type ToolKindRule, type ToolKinds } from "./ToolKinds.ts"
+export { type ToolKind, type ToolKindRule, type ToolKinds } from "./ToolKinds.ts"
 export { canonicalToolKinds } from "./tools/Canonical.ts"
 export { claudeCodeToolKinds } from "./tools/ClaudeCode.ts"
 export { seedToolKinds } from "./tools/Seed.ts"

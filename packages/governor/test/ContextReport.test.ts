@@ -1,6 +1,7 @@
 import { approximateCounter } from "@ctxkit/budget"
 import { formats, type Message } from "@ctxkit/core"
-import { ContextReport, contextReport, type ReportOptions, UsageSummary, usageSummary } from "@ctxkit/governor"
+import { ContextReport, contextReport, UsageSummary, usageSummary } from "@ctxkit/governor"
+import type { ReportOptions } from "@ctxkit/governor/ContextReport"
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"

@@ -4,7 +4,8 @@
  * elisions, event, report and usage — in every wire format, and a kept analysis never changes.
  */
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import { contextReport, govern, type GovernOptions, seedToolKinds, usageSummary } from "@ctxkit/governor"
+import { contextReport, govern, seedToolKinds, usageSummary } from "@ctxkit/governor"
+import type { GovernOptions } from "@ctxkit/governor/Govern"
 import { deepEqual, formatOf, render } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"

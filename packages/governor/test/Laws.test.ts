@@ -4,7 +4,8 @@
  * epochs each request is a prefix of the next.
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
-import { govern, type GovernOptions, seedToolKinds } from "@ctxkit/governor"
+import { govern, seedToolKinds } from "@ctxkit/governor"
+import type { GovernOptions } from "@ctxkit/governor/Govern"
 import { conversation, deepEqual, deepFreeze, type FormatName, formatNames, formatOf, render } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"

@@ -3,11 +3,11 @@ import {
   canonicalToolKinds,
   claudeCodeToolKinds,
   govern,
-  type GovernOptions,
   seedToolKinds,
   sweAgentToolKinds,
   type ToolKinds
 } from "@ctxkit/governor"
+import type { GovernOptions } from "@ctxkit/governor/Govern"
 import { assert, describe, it } from "@effect/vitest"
 import { classifyCommand, commandWords, shellWords } from "../src/internal/shell.ts"
 import { body, call, result, say, user } from "./helpers.ts"
