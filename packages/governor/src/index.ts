@@ -8,7 +8,7 @@
  */
 
 export { ContextGoverned } from "./ContextGoverned.ts"
-export { ContextReport, contextReport, CriticalityReason, ReportSegment } from "./ContextReport.ts"
+export { ContextReport, contextReport, ReportSegment } from "./ContextReport.ts"
 export { ElidedCall, ElisionReason, elisionStub } from "./ElisionStub.ts"
 export {
   Elision,
