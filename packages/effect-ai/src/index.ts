@@ -1,0 +1,7 @@
+/**
+ * `@ctxkit/effect-ai`: ctxkit inside `effect/ai` — a drop-in `Tokenizer` whose `truncate` is pair-safe, an
+ * OpenAI-compatible `LanguageModel` layer, and the engine around every model call.
+ *
+ * @since 0.1.0
+ */
+export {}
