@@ -140,10 +140,15 @@ const lookup = (pool: ReadonlyArray<Entry>, id: string): Match | undefined => {
   return undefined
 }
 
-const find = (model: string): Match | undefined => {
+const homeEntries = entries.filter((entry) => homes.includes(entry.provider))
+
+/** The model's own provider first, in every form, before any reseller's exact id (`claude-sonnet-4`). */
+const lookupHomeFirst = (id: string): Match | undefined => lookup(homeEntries, id) ?? lookup(entries, id)
+
+function find(model: string): Match | undefined {
   const id = model.trim().toLowerCase()
   const slash = id.indexOf("/")
-  if (slash === -1) return lookup(entries, id)
+  if (slash === -1) return lookupHomeFirst(id)
   const prefix = id.slice(0, slash)
   const rest = id.slice(slash + 1)
   const provider = providerAliases[prefix] ?? prefix
@@ -151,7 +156,7 @@ const find = (model: string): Match | undefined => {
   // `meta-llama/...` with no such provider: the model id alone.
   return lookup(entries.filter((entry) => entry.provider === provider), rest) ??
     lookup(entries, id) ??
-    lookup(entries, rest)
+    (rest.includes("/") ? find(rest) : lookupHomeFirst(rest))
 }
 
 const distance = (a: string, b: string): number => {
@@ -167,19 +172,22 @@ const distance = (a: string, b: string): number => {
   return previous[b.length] ?? 0
 }
 
-/** Up to three catalog ids close to what was asked, written as `provider/id`. */
+/** Up to three catalog ids close to what was asked, each once, written as `provider/id` of its home provider. */
 const nearIds = (model: string): ReadonlyArray<string> => {
   const asked = model.trim().toLowerCase()
-  const id = asked.slice(asked.indexOf("/") + 1)
-  const scored = entries
+  const id = asked.slice(asked.lastIndexOf("/") + 1)
+  // `entries` lists home providers first, so the first entry of an id names its home; the sort is stable.
+  return entries
+    .filter((entry, index) => entries.findIndex((other) => other.id === entry.id) === index)
     .map((entry) => {
       const candidate = entry.id.toLowerCase()
       const contains = candidate.includes(id) || id.includes(candidate)
       return { name: `${entry.provider}/${entry.id}`, score: contains ? 0 : distance(id, candidate) }
     })
     .filter(({ score }) => score <= Math.max(3, Math.floor(id.length / 3)))
-    .sort((a, b) => a.score - b.score || a.name.length - b.name.length)
-  return [...new Set(scored.map(({ name }) => name))].slice(0, 3)
+    .sort((a, b) => a.score - b.score)
+    .slice(0, 3)
+    .map(({ name }) => name)
 }
 
 const unknown = (warnings: ReadonlyArray<string>): CatalogWindow => ({
@@ -229,8 +237,10 @@ export const catalogWindow = (model: string): CatalogWindow => {
     const near = nearIds(asked)
     return unknown([
       `the catalog (${WINDOW_CATALOG_VERSION}) has no model "${asked}"${
-        near.length === 0 ? "" : `; close ids: ${near.map((id) => `"${id}"`).join(", ")}`
-      }: pass one of them, or configure the window`
+        near.length === 0 ?
+          ": check the id, or configure the window" :
+          `; close ids: ${near.map((id) => `"${id}"`).join(", ")}: pass one of them, or configure the window`
+      }`
     ])
   }
   const { entry, how } = match

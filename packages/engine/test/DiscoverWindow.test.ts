@@ -248,7 +248,7 @@ describe("discoverWindow: what goes wrong is a warning", () => {
       const { answer } = yield* discoverOn({
         "GET /props": "hang",
         "GET /v1/models": json(vllmModels([["m", 8192]]))
-      }, () => ({ requestTimeout: "200 millis" }))
+      }, () => ({ requestTimeout: "3 seconds" }))
       assert.strictEqual(answer.window, 8192)
       assert.deepStrictEqual(answer.warnings, [])
     }))
