@@ -107,9 +107,9 @@ export class WindowSource extends Context.Service<WindowSource, {
   }
 
   /**
-   * A window to assume when nothing else tells it (the tutorial assumes 4,096). It always answers with a
-   * warning: erring low only brings compaction forward, erring high disables it. A value that is not a
-   * trusted window (`0 < window <= 2_000_000`) leaves the window unknown, with a warning.
+   * A window to assume when nothing else tells it (4,096 is the usual guess for a small local model). It
+   * always answers with a warning: erring low only brings compaction forward, erring high disables it. A
+   * value that is not a trusted window (`0 < window <= 2_000_000`) leaves the window unknown, with a warning.
    */
   static layerFallback(window: number): Layer.Layer<WindowSource> {
     const answer: WindowAnswer = isTrustedWindow(window) ?
