@@ -3,11 +3,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { SqlClient, SqlError } from "effect/sql"
+import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
+import { fileURLToPath } from "node:url"
 import { layerSqlite, migrate, type Migration, SchemaTooNew } from "../src/internal/sqlite.ts"
+import { increment } from "./SqliteWriter.ts"
 
 /** A fresh folder for one test's database files, removed afterwards. */
 const folder = Effect.acquireRelease(
@@ -202,5 +205,48 @@ describe("bad files: typed errors that say what to do", () => {
         message:
           `${file} is locked: another connection held its write lock for more than 50 ms; retry, raise busyTimeout, or stop the other writer`
       })
+    })))
+})
+
+const counterFile = (file: string): void => {
+  const db = new DatabaseSync(file)
+  db.exec(
+    "PRAGMA journal_mode = WAL; CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO counter VALUES (1, 0)"
+  )
+  db.close()
+}
+
+const counter = (file: string): number => {
+  const db = new DatabaseSync(file)
+  const row = db.prepare("SELECT n FROM counter WHERE id = 1").get()
+  db.close()
+  return Number(row?.["n"])
+}
+
+describe("several writers on one file", () => {
+  it.effect("two clients in one process: their transactions queue, none is lost, none times out", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const file = join(yield* folder, "shared.db")
+      counterFile(file)
+      const writer = Effect.provide(increment(25), layerSqlite({ filename: file, busyTimeout: 200 }))
+      yield* Effect.all([writer, writer], { concurrency: "unbounded" })
+      assert.strictEqual(counter(file), 50)
+    })))
+
+  it.live("two processes: BEGIN IMMEDIATE and the busy wait serialize them, no increment is lost", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const file = join(yield* folder, "processes.db")
+      counterFile(file)
+      const script = fileURLToPath(new URL("./SqliteWriter.ts", import.meta.url))
+      const child = Effect.callback<string, Error>((resume) => {
+        execFile(
+          process.execPath,
+          [script, file, "40"],
+          (error, stdout) => resume(error === null ? Effect.succeed(stdout) : Effect.fail(error))
+        )
+      })
+      const outputs = yield* Effect.all([child, child], { concurrency: "unbounded" })
+      assert.deepStrictEqual(outputs, ["done\n", "done\n"])
+      assert.strictEqual(counter(file), 80)
     })))
 })

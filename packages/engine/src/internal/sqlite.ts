@@ -16,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
 import * as Stream from "effect/Stream"
+import { resolve } from "node:path"
 import { DatabaseSync, type SQLInputValue } from "node:sqlite"
 
 /** Where the database is and how to open it. */
@@ -103,6 +104,23 @@ const bindable = (value: unknown): SQLInputValue => {
   return JSON.stringify(value)
 }
 
+// `node:sqlite` is synchronous: a second connection in this process waiting for the write lock would block
+// the event loop in SQLite's busy handler while the first connection's transaction waits for the event loop
+// to finish. So every client of one file in a process shares one semaphore, and they queue as fibers; only
+// other processes wait in the busy handler. The map holds one small semaphore per file ever opened.
+const fileLocks = new Map<string, Semaphore.Semaphore>()
+
+const fileLock = (filename: string): Effect.Effect<Semaphore.Semaphore> =>
+  Effect.sync(() => {
+    if (filename === ":memory:" || filename === "") return Semaphore.makeUnsafe(1)
+    const key = resolve(filename)
+    const existing = fileLocks.get(key)
+    if (existing !== undefined) return existing
+    const created = Semaphore.makeUnsafe(1)
+    fileLocks.set(key, created)
+    return created
+  })
+
 /** A `SqlClient` over one `node:sqlite` connection, closed with the scope. */
 export const makeSqlite = (
   options: SqliteOptions
@@ -170,7 +188,7 @@ export const makeSqlite = (
         }),
       executeStream: (sql, params, transform) => Stream.fromIterableEffect(rows(sql, params, transform))
     }
-    const semaphore = yield* Semaphore.make(1)
+    const semaphore = yield* fileLock(filename)
     const acquirers = SqlClient.makeSqliteAcquirers({
       connection: Effect.succeed(connection),
       semaphore,
