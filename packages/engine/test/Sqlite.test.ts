@@ -79,6 +79,21 @@ describe("node:sqlite SqlClient", () => {
       }).pipe(Effect.provide(layerSqlite({ filename: file })))
     })))
 
+  it.effect("several statements in one string are refused, not half run", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const file = join(yield* folder, "several.db")
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const error = yield* sql.unsafe("CREATE TABLE a (x INTEGER); CREATE TABLE b (y INTEGER)").pipe(Effect.flip)
+        assert.strictEqual(reason(error).tag, "SqlSyntaxError")
+        assert.include(reason(error).message, "several statements in one string")
+        // One statement with a trailing semicolon and a comment is one statement.
+        yield* sql.unsafe("CREATE TABLE c (z INTEGER); -- the only one")
+        const tables = yield* sql<{ readonly name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`
+        assert.deepStrictEqual(tables.map((row) => row.name), ["c"])
+      }).pipe(Effect.provide(layerSqlite({ filename: file })))
+    })))
+
   it.effect("WAL: the journal mode is wal, with its -wal file beside the database", () =>
     Effect.scoped(Effect.gen(function*() {
       const file = join(yield* folder, "wal.db")

@@ -47,6 +47,9 @@ const resultCode = (cause: unknown): number | undefined =>
 const causeText = (cause: unknown): string =>
   Predicate.hasProperty(cause, "message") && Predicate.isString(cause.message) ? cause.message : String(cause)
 
+/** Thrown inside `Effect.try` only, and turned into a `SqlSyntaxError` there. */
+class SeveralStatements extends Error {}
+
 /** A `SqlError` whose reason is typed by SQLite's result code and whose message names the file and the fix. */
 export const sqliteError = (
   cause: unknown,
@@ -55,6 +58,13 @@ export const sqliteError = (
   const { busyTimeout, filename, operation } = context
   const props = { cause, operation }
   const reason = (() => {
+    if (cause instanceof SeveralStatements) {
+      return new SqlError.SqlSyntaxError({
+        ...props,
+        message:
+          `several statements in one string (SQLite would run only the first): run each with its own statement: ${cause.message}`
+      })
+    }
     switch (resultCode(cause)) {
       case SQLITE_BUSY:
       case SQLITE_LOCKED:
@@ -149,10 +159,20 @@ export const makeSqlite = (
       catch: (cause) => sqliteError(cause, { ...context, operation: "open" })
     })
 
+    const prepare = (sql: string) => {
+      const statement = db.prepare(sql)
+      // SQLite prepares the first statement of a string and ignores the rest, silently: refuse instead.
+      const first = statement.sourceSQL
+      const at = sql.indexOf(first)
+      const rest = at === -1 ? "" : sql.slice(at + first.length).replace(/--[^\n]*|\/\*[\s\S]*?\*\/|[\s;]/g, "")
+      if (rest !== "") throw new SeveralStatements(sql)
+      return statement
+    }
+
     const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean) =>
       Effect.try({
         try: (): ReadonlyArray<unknown> => {
-          const statement = db.prepare(sql)
+          const statement = prepare(sql)
           const values = params.map(bindable)
           if (statement.columns().length === 0) {
             statement.run(...values)
@@ -183,7 +203,7 @@ export const makeSqlite = (
       executeValuesUnprepared: values,
       executeRaw: (sql, params) =>
         Effect.try({
-          try: () => db.prepare(sql).run(...params.map(bindable)),
+          try: () => prepare(sql).run(...params.map(bindable)),
           catch: (cause) => sqliteError(cause, { ...context, operation: "execute" })
         }),
       executeStream: (sql, params, transform) => Stream.fromIterableEffect(rows(sql, params, transform))
