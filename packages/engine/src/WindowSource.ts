@@ -42,6 +42,8 @@ export interface WindowAnswer {
  * ```ts
  * import { WindowSource } from "@ctxkit/engine"
  * import * as Effect from "effect/Effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import * as Layer from "effect/Layer"
  *
  * const program = Effect.gen(function*() {
  *   const source = yield* WindowSource
@@ -49,6 +51,15 @@ export interface WindowAnswer {
  * })
  *
  * Effect.runSync(program.pipe(Effect.provide(WindowSource.layerConfigured(8192)))).window // 8192
+ *
+ * // The running Ollama server first, then the catalog, then an assumed window (with a warning).
+ * const discovered = WindowSource.layerFirst([
+ *   WindowSource.layerHttp({ baseUrl: "http://127.0.0.1:11434", model: "llama3.1:8b" }),
+ *   WindowSource.layerCatalog({ model: "llama3.1:8b" }),
+ *   WindowSource.layerFallback(4096)
+ * ]).pipe(Layer.provide(FetchHttpClient.layer))
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(discovered))).then(({ source, window }) => `${window} from ${source}`)
  * ```
  *
  * @category services
