@@ -5,4 +5,11 @@
  *
  * @since 0.1.0
  */
+export {
+  discoverWindow,
+  type DiscoverWindowOptions,
+  DISCOVERY_REQUEST_TIMEOUT,
+  DISCOVERY_TIMEOUT
+} from "./DiscoverWindow.ts"
+export { type CatalogWindow, catalogWindow, WINDOW_CATALOG_VERSION } from "./WindowCatalog.ts"
 export { type WindowAnswer, WindowSource } from "./WindowSource.ts"
