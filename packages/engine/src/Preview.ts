@@ -6,15 +6,19 @@
  * @since 0.1.0
  */
 import type { UnknownStrategy } from "@ctxkit/core"
+import {
+  ContextStrategyRegistry,
+  type CountTokens,
+  type FitOptions,
+  type PluginStrategy,
+  strategies
+} from "@ctxkit/fit"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { ContextStrategyRegistry, type PluginStrategy } from "./ContextStrategyRegistry.ts"
-import type { CountTokens, FitOptions } from "./FitOptions.ts"
 import { budgetUsable, isObject } from "./internal/host.ts"
 import { type OmittedBlock, type PromptContextAudit, startAudit } from "./PromptContextAudit.ts"
 import { type InterceptorRun, type PromptInterceptor, runInterceptors } from "./RunInterceptors.ts"
 import { runStrategy, type StrategyRun } from "./RunStrategy.ts"
-import { strategies } from "./Strategies.ts"
 
 /**
  * Options of {@link fitPrompt} and {@link preview}: those of fitting, plus the counter, the limits, the strategy
@@ -24,7 +28,7 @@ import { strategies } from "./Strategies.ts"
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
  * import { formats, type Message } from "@ctxkit/core"
- * import type { PromptOptions } from "@ctxkit/fit"
+ * import type { PromptOptions } from "@ctxkit/engine"
  *
  * const options: PromptOptions<Message> = {
  *   format: formats.canonical,
@@ -76,7 +80,7 @@ export interface PromptOptions<M> extends Omit<FitOptions<M>, "strategy"> {
  *
  * @example
  * ```ts
- * import type { PreparedPrompt } from "@ctxkit/fit"
+ * import type { PreparedPrompt } from "@ctxkit/engine"
  *
  * const send = <M>(prompt: PreparedPrompt<M>) => prompt.fits ? prompt.messages : undefined
  * ```
@@ -167,7 +171,7 @@ const stages: <M>(
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
  * import { formats, type Message } from "@ctxkit/core"
- * import { finalizeAudit, fitPrompt } from "@ctxkit/fit"
+ * import { finalizeAudit, fitPrompt } from "@ctxkit/engine"
  * import * as Effect from "effect/Effect"
  *
  * const messages: ReadonlyArray<Message> = [
@@ -214,7 +218,7 @@ export const fitPrompt: <M>(
  * @example
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
- * import { preview } from "@ctxkit/fit"
+ * import { preview } from "@ctxkit/engine"
  * import * as Effect from "effect/Effect"
  *
  * const messages = [{ role: "user", content: "hello" }]

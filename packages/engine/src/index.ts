@@ -5,4 +5,10 @@
  *
  * @since 0.1.0
  */
+export { ContextStrategies } from "./ContextStrategies.ts"
+export type { HostDiagnostic } from "./HostDiagnostics.ts"
+export { fitPrompt, type PreparedPrompt, preview, type PromptOptions } from "./Preview.ts"
+export { AuditBlock, finalizeAudit, PromptContextAudit, startAudit } from "./PromptContextAudit.ts"
+export { type InterceptorRun, type PromptInterceptor, runInterceptors } from "./RunInterceptors.ts"
+export { runStrategy, type StrategyRun } from "./RunStrategy.ts"
 export { type WindowAnswer, WindowSource } from "./WindowSource.ts"
