@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { UnknownStrategy } from "@ctxkit/core"
+import type { FormatInput, MessageFormat, UnknownStrategy } from "@ctxkit/core"
 import {
   ContextStrategyRegistry,
   type CountTokens,
@@ -45,7 +45,7 @@ import { runStrategy, type StrategyRun } from "./RunStrategy.ts"
  * @category models
  * @since 0.1.0
  */
-export interface PromptOptions<M> extends Omit<FitOptions<M>, "strategy"> {
+export interface PromptOptions<M, F = M> extends Omit<FitOptions<F>, "strategy"> {
   /** The host's counter. */
   readonly countTokens: CountTokens
   /** The model's context window, in tokens. */
@@ -165,7 +165,8 @@ const stages: <M>(
  * Runs the fitting stages of a generation, before the network call: the strategy (an id is resolved in the
  * registry; `UnknownStrategy` when it is unknown or empty) under the host's guard (`runStrategy`), then the
  * interceptors, the mandatory recount and the final fit (`runInterceptors`), then the pending audit
- * (`startAudit`). Send `messages` only when `fits`; then finalize the audit with `finalizeAudit`.
+ * (`startAudit`). Send `messages` only when `fits`; then finalize the audit with `finalizeAudit`. Given a
+ * `format`, `messages` is typed as the caller's own message type (the caller's own objects where untouched).
  *
  * @example
  * ```ts
@@ -197,10 +198,16 @@ const stages: <M>(
  * @category audit
  * @since 0.1.0
  */
-export const fitPrompt: <M>(
-  messages: ReadonlyArray<M>,
-  options: PromptOptions<M>
-) => Effect.Effect<PreparedPrompt<M>, UnknownStrategy> = Effect.fn("fitPrompt")(function*<M>(
+export const fitPrompt: {
+  <M>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<M>
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<NoInfer<M>, F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+} = Effect.fn("fitPrompt")(function*<M>(
   messages: ReadonlyArray<M>,
   options: PromptOptions<M>
 ) {
@@ -233,10 +240,16 @@ export const fitPrompt: <M>(
  * @category audit
  * @since 0.1.0
  */
-export const preview: <M>(
-  messages: ReadonlyArray<M>,
-  options: PromptOptions<M>
-) => Effect.Effect<PreparedPrompt<M>, UnknownStrategy> = Effect.fn("preview")(function*<M>(
+export const preview: {
+  <M>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<M>
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<NoInfer<M>, F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+} = Effect.fn("preview")(function*<M>(
   messages: ReadonlyArray<M>,
   options: PromptOptions<M>
 ) {

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { toolGroups } from "@ctxkit/core"
+import { type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { type CountTokens, type FitOptions, FitReason } from "@ctxkit/fit"
 import * as Schema from "effect/Schema"
 import { TokenizerApproximate } from "./HostDiagnostics.ts"
@@ -344,7 +344,7 @@ export interface OmittedBlock {
  * @category models
  * @since 0.1.0
  */
-export interface AuditStart<M> {
+export interface AuditStart<M, F = M> {
   /** The generation's id (no randomness here: the caller makes it). */
   readonly generationId: string
   /** The provider's name. */
@@ -364,7 +364,7 @@ export interface AuditStart<M> {
   /** The host's counter (its id is the tokenizer profile). */
   readonly countTokens: CountTokens
   /** The fitting options used (format, overhead, cache, `protectCurrentRequest`). */
-  readonly options?: FitOptions<M> | undefined
+  readonly options?: FitOptions<F> | undefined
   /** Declared blocks that never became messages. */
   readonly omitted?: ReadonlyArray<OmittedBlock> | undefined
   /** When the generation started, if you record it. */
@@ -414,7 +414,8 @@ const nonNegative = (value: unknown): number =>
 /**
  * Creates the audit of a generation's prompt, `pending`, before the network call — from what the strategy guard
  * (`runStrategy`) and the interceptors (`runInterceptors`) returned. Pure: the generation id and the time are
- * inputs; nothing is read from a clock or a random source.
+ * inputs; nothing is read from a clock or a random source. Given a `format` in `options`, the messages are the
+ * caller's own type, read through it.
  *
  * Every block is listed in real order: sent messages in the order sent (compressed copies, the strategy's notes,
  * the interceptors' additions where they are), left-out messages where they were, declared `omitted` blocks where
@@ -452,7 +453,12 @@ const nonNegative = (value: unknown): number =>
  * @category audit
  * @since 0.1.0
  */
-export const startAudit = <M>(start: AuditStart<M>): PromptContextAudit => {
+export const startAudit: {
+  <M>(start: AuditStart<M>): PromptContextAudit
+  <M extends FormatInput<F>, F>(
+    start: AuditStart<M, F> & { readonly options: FitOptions<F> & { readonly format: MessageFormat<F> } }
+  ): PromptContextAudit
+} = <M>(start: AuditStart<M>): PromptContextAudit => {
   const input = Array.isArray(start.messages) ? start.messages : []
   const options: FitOptions<M> | undefined = isObject(start.options) ? start.options : undefined
   const format = formatOf(options)

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { detectMessageFormat, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { detectMessageFormat, type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
 import type { CountTokens, ExcludedMessage, FitOptions, FitResult, TruncatedBlock } from "@ctxkit/fit"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -459,7 +459,8 @@ const origins = <M>(
  * - Then the host recounts with its own counter; when over, the final fit (built-in truncation, protection decided
  *   by the host) removes the interceptors' additions first, then the oldest history (`FinalFitApplied`).
  *
- * When the fitted result does not fit, nothing will be sent: the interceptors are not run. Never fails.
+ * When the fitted result does not fit, nothing will be sent: the interceptors are not run. Never fails. Given a
+ * `format`, the run is typed as the caller's own message type, like `shiftContext`'s.
  *
  * @example
  * ```ts
@@ -488,13 +489,22 @@ const origins = <M>(
  * @category plugins
  * @since 0.1.0
  */
-export const runInterceptors: <M>(
-  fitted: FitResult<M>,
-  interceptors: ReadonlyArray<PromptInterceptor<M>>,
-  countTokens: CountTokens,
-  budget: number,
-  options?: RunInterceptorsOptions<M> | undefined
-) => Effect.Effect<InterceptorRun<M>> = Effect.fn("runInterceptors")(function*<M>(
+export const runInterceptors: {
+  <M>(
+    fitted: FitResult<M>,
+    interceptors: ReadonlyArray<PromptInterceptor<M>>,
+    countTokens: CountTokens,
+    budget: number,
+    options?: RunInterceptorsOptions<M> | undefined
+  ): Effect.Effect<InterceptorRun<M>>
+  <M extends FormatInput<F>, F>(
+    fitted: FitResult<M>,
+    interceptors: ReadonlyArray<PromptInterceptor<M>>,
+    countTokens: CountTokens,
+    budget: number,
+    options: RunInterceptorsOptions<F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<InterceptorRun<M>>
+} = Effect.fn("runInterceptors")(function*<M>(
   given: FitResult<M>,
   interceptors: ReadonlyArray<PromptInterceptor<M>>,
   countTokens: CountTokens,

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type MessageFormat, toolGroups } from "@ctxkit/core"
+import { type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
 import {
   type CountTokens,
   type ExcludedMessage,
@@ -430,6 +430,8 @@ const accept = <M>(
  *
  * The built-in `strategies` are the host's own code and their results are used as they are. A plugin strategy is
  * never handed the caller's `cache` (so that it cannot corrupt the counts the host relies on). Never fails.
+ * Given a `format`, the result is typed as the caller's own message type, like `shiftContext`'s (LangChain
+ * `BaseMessage`s with `formats.langchain`, the AI SDK's `ModelMessage`s with `formats.aiSdk`).
  *
  * @example
  * ```ts
@@ -456,13 +458,22 @@ const accept = <M>(
  * @category plugins
  * @since 0.1.0
  */
-export const runStrategy: <M>(
-  strategy: PluginStrategy,
-  messages: ReadonlyArray<M>,
-  countTokens: CountTokens,
-  budget: number,
-  options?: RunStrategyOptions<M> | undefined
-) => Effect.Effect<StrategyRun<M>> = Effect.fn("runStrategy")(function*<M>(
+export const runStrategy: {
+  <M>(
+    strategy: PluginStrategy,
+    messages: ReadonlyArray<M>,
+    countTokens: CountTokens,
+    budget: number,
+    options?: RunStrategyOptions<M> | undefined
+  ): Effect.Effect<StrategyRun<M>>
+  <M extends FormatInput<F>, F>(
+    strategy: PluginStrategy,
+    messages: ReadonlyArray<M>,
+    countTokens: CountTokens,
+    budget: number,
+    options: RunStrategyOptions<F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<StrategyRun<M>>
+} = Effect.fn("runStrategy")(function*<M>(
   strategy: PluginStrategy,
   messages: ReadonlyArray<M>,
   countTokens: CountTokens,
