@@ -11,4 +11,5 @@ export { fitPrompt, type PreparedPrompt, preview, type PromptOptions } from "./P
 export { AuditBlock, finalizeAudit, PromptContextAudit, startAudit } from "./PromptContextAudit.ts"
 export { type InterceptorRun, type PromptInterceptor, runInterceptors } from "./RunInterceptors.ts"
 export { runStrategy, type StrategyRun } from "./RunStrategy.ts"
+export { Summarizer } from "./Summarizer.ts"
 export { type WindowAnswer, WindowSource } from "./WindowSource.ts"
