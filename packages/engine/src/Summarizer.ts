@@ -70,21 +70,22 @@ export interface LanguageModelSummarizerOptions {
  * ```ts
  * import { parseCheckpoint } from "@ctxkit/compaction"
  * import { summaryRequest } from "@ctxkit/compaction/CheckpointInstructions"
- * import { formats } from "@ctxkit/core"
+ * import { formats, type Message } from "@ctxkit/core"
  * import { extractiveReply } from "@ctxkit/engine/Summarizer"
  *
- * const request = summaryRequest([
+ * const messages: ReadonlyArray<Message> = [
  *   { role: "user", content: "Fix the failing build. Never edit generated files." },
  *   { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read", arguments: "{\"path\":\"src/build.ts\"}" }] },
  *   { role: "tool", toolCallId: "c1", content: "export const build = 1" }
- * ], { format: formats.canonical })
+ * ]
+ * const request = summaryRequest(messages, { format: formats.canonical })
  * const parsed = parseCheckpoint(extractiveReply(request).text)
  * parsed.structured // true
  * parsed.checkpoint?.instructions // ["Never edit generated files."]
  * parsed.checkpoint?.relevantFiles // ["src/build.ts"]
  * ```
  *
- * @category summarizers
+ * @category operations
  * @since 0.1.0
  */
 export const extractiveReply = (request: SummaryRequest) => ({
