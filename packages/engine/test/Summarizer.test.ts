@@ -140,6 +140,36 @@ describe("Summarizer.layerExtractive", () => {
     assert.deepStrictEqual(next.nextSteps, ["Answer the latest request: Now write the tests, only with vitest."])
   })
 
+  for (const name of formatNames) {
+    it(`${name}: compaction through the layer always gets a structured checkpoint`, () => {
+      const format = formatOf(name)
+      let compacted = 0
+      fc.assert(
+        fc.property(withInstructions, (s) => {
+          const { messages } = render(name, s)
+          const exit = Effect.runSyncExit(
+            compact(messages, { reason: "manual", format, keepTurns: 1 }).pipe(
+              Effect.provide(Summarizer.layerExtractive)
+            )
+          )
+          // A checkpoint larger than what it replaces is refused by compaction; any other failure is a defect here.
+          if (Exit.isFailure(exit)) {
+            const reason = exit.cause.reasons[0]
+            const message = reason !== undefined && reason._tag === "Fail" ? reason.error.message : String(reason)
+            assert.isTrue(message.startsWith("The checkpoint would not make the context smaller"), message)
+            return
+          }
+          if (exit.value._tag !== "Compacted") return
+          compacted++
+          assert.isTrue(exit.value.parsed.structured)
+          assert.isFalse(exit.value.partial)
+        }),
+        { numRuns: runs.few }
+      )
+      assert.isAbove(compacted, 0)
+    })
+  }
+
   it("a request without a transcript still gets a valid checkpoint", () => {
     const checkpoint = checkpointOf({ system: "", prompt: "", maxOutputTokens: 100 })
     assert.strictEqual(checkpoint.goal, "Continue the session recorded in the transcript")

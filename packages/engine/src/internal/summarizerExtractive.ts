@@ -145,7 +145,7 @@ const listOf = (section: string | undefined): Array<string> =>
     ).filter((line) => line.length > 0)
 
 const PATH_KEY = /(path|file|filename|dir|directory|cwd|target|source|dest|destination)s?$/i
-const PATH_LIKE = /^(?:~|\.{1,2})?[\w@.\-/\\]*[\w\-]\.[A-Za-z0-9]{1,10}$|^(?:~|\.{1,2})?\/?(?:[\w@.\-]+\/)+[\w@.\-]*$/
+const PATH_LIKE = /^(?:~|\.{1,2})?[\w@./\\-]*[\w-]\.[A-Za-z0-9]{1,10}$|^(?:~|\.{1,2})?\/?(?:[\w@.-]+\/)+[\w@.-]*$/
 
 const decodeJson = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Unknown))
 
