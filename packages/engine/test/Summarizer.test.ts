@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
@@ -273,6 +274,22 @@ const summarizeWith = (
 
 describe("Summarizer.layerLanguageModel", () => {
   const req = request(session)
+
+  it.effect("a bad timeout is named in a warning that says what is accepted and what was used", () =>
+    Effect.gen(function*() {
+      const logged: Array<string> = []
+      const capture = Logger.layer([Logger.make((options) => {
+        logged.push(
+          `${options.logLevel}: ${Array.isArray(options.message) ? options.message.join(" ") : String(options.message)}`
+        )
+      })])
+      const model = scriptedModel(() => Effect.succeed([finish("stop", { inputTokens: {} })]))
+      yield* summarizeWith(model.layer, req, { timeout: "soon" as unknown as "1 second" }).pipe(Effect.provide(capture))
+      assert.deepStrictEqual(logged, [
+        "Warn: Summarizer.layerLanguageModel: option timeout \"soon\" is not a duration >= 0; accepted: a Duration " +
+        "input such as \"90 seconds\" or a number of milliseconds; used the default, 10 minutes"
+      ])
+    }))
 
   it.effect("an answer: the text, stop, the prompt tokens; the model saw the system and user texts, no tools", () =>
     Effect.gen(function*() {
