@@ -4,7 +4,8 @@
  */
 import { approximateCounter } from "@ctxkit/budget"
 import { conversationMessages, decodeConversation, formats, isMessageFormat, type MessageFormat } from "@ctxkit/core"
-import { type ContextStrategy, runStrategy, shiftContext, strategies } from "@ctxkit/fit"
+import { runStrategy } from "@ctxkit/engine"
+import { type ContextStrategy, shiftContext, strategies } from "@ctxkit/fit"
 import { assert, describe, it } from "@effect/vitest"
 import { Prompt } from "effect/ai"
 import * as Effect from "effect/Effect"

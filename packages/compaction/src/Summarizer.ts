@@ -1,7 +1,7 @@
 /**
  * The summarizer contract: what a compaction sends to a model and what it needs back. The summarizer itself
- * is abstract here — pass a function to `compact`, or provide the `Summarizer` service; the live layers (backed by
- * `effect/ai`) are planned for `@ctxkit/engine`.
+ * is abstract here — pass a function to `compact`, or provide the `Summarizer` service; its layers (extractive,
+ * and any `effect/ai` `LanguageModel`) are in `@ctxkit/engine`.
  *
  * @since 0.1.0
  */
@@ -85,8 +85,8 @@ export class SummarizerError extends Schema.TaggedError<SummarizerError>()("Summ
 export type SummarizeFn = (request: SummaryRequest) => Effect.Effect<SummaryReply, SummarizerError>
 
 /**
- * The summarizer as an Effect service. `@ctxkit/engine` is to provide live layers (an `effect/ai` `LanguageModel`,
- * a local extractive one); tests provide their own with `Summarizer.of`.
+ * The summarizer as an Effect service. `@ctxkit/engine`'s `Summarizer` is this service with its layers
+ * (`layerExtractive`, `layerLanguageModel`); tests provide their own with `Summarizer.of`.
  *
  * @example
  * ```ts

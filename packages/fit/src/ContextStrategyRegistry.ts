@@ -14,7 +14,7 @@ import { strategies } from "./Strategies.ts"
 /**
  * A context strategy as a host runs it: a {@link ContextStrategy} (a pure, synchronous `fit`), or one whose `fit`
  * returns an Effect — a plugin that needs I/O (an embedding service, a remote summarizer). The host
- * (`runStrategy`) runs it under a timeout, catches what it throws, and checks what it returns.
+ * (`runStrategy` of `@ctxkit/engine`) runs it under a timeout, catches what it throws, and checks what it returns.
  *
  * @example
  * ```ts
@@ -114,7 +114,8 @@ export interface Registered {
  * An immutable registry of context strategies: per id, the registration with the highest priority wins (the
  * latest among equals). Values are frozen; every operation returns a new registry. Build one from
  * {@link ContextStrategyRegistry.builtins} (the four built-ins at priority 0) or
- * {@link ContextStrategyRegistry.make}; the `ContextStrategies` service holds one for an Effect application.
+ * {@link ContextStrategyRegistry.make}; the `ContextStrategies` service of `@ctxkit/engine` holds one for an Effect
+ * application.
  *
  * @example
  * ```ts

@@ -6,10 +6,9 @@
  *
  * @since 0.1.0
  */
-import { toolGroups } from "@ctxkit/core"
+import { type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { type CountTokens, type FitOptions, FitReason } from "@ctxkit/fit"
 import * as Schema from "effect/Schema"
-import type { CountTokens, FitOptions } from "./FitOptions.ts"
-import { FitReason } from "./FitResult.ts"
 import { TokenizerApproximate } from "./HostDiagnostics.ts"
 import {
   budgetUsable,
@@ -29,7 +28,7 @@ import type { DroppedBlock, StrategyRun } from "./RunStrategy.ts"
  *
  * @example
  * ```ts
- * import { MAX_AUDIT_ENTRIES } from "@ctxkit/fit/PromptContextAudit"
+ * import { MAX_AUDIT_ENTRIES } from "@ctxkit/engine/PromptContextAudit"
  *
  * MAX_AUDIT_ENTRIES // 500
  * ```
@@ -45,7 +44,7 @@ export const MAX_AUDIT_ENTRIES = 500
  *
  * @example
  * ```ts
- * import { AuditStatus } from "@ctxkit/fit/PromptContextAudit"
+ * import { AuditStatus } from "@ctxkit/engine/PromptContextAudit"
  * import * as Schema from "effect/Schema"
  *
  * Schema.decodeUnknownSync(AuditStatus)("cancelled") // "cancelled"
@@ -61,7 +60,7 @@ export const AuditStatus = Schema.Literals(["pending", "completed", "failed", "c
  *
  * @example
  * ```ts
- * import type { AuditStatus } from "@ctxkit/fit/PromptContextAudit"
+ * import type { AuditStatus } from "@ctxkit/engine/PromptContextAudit"
  *
  * const status: AuditStatus = "completed"
  * ```
@@ -76,7 +75,7 @@ export type AuditStatus = typeof AuditStatus.Type
  *
  * @example
  * ```ts
- * import { ProviderErrorCode } from "@ctxkit/fit/PromptContextAudit"
+ * import { ProviderErrorCode } from "@ctxkit/engine/PromptContextAudit"
  * import * as Schema from "effect/Schema"
  *
  * Schema.decodeUnknownSync(ProviderErrorCode)("rate_limited") // "rate_limited"
@@ -109,7 +108,7 @@ export const ProviderErrorCode = Schema.Literals([
  *
  * @example
  * ```ts
- * import type { ProviderErrorCode } from "@ctxkit/fit/PromptContextAudit"
+ * import type { ProviderErrorCode } from "@ctxkit/engine/PromptContextAudit"
  *
  * const code: ProviderErrorCode = "context_length_exceeded"
  * ```
@@ -133,7 +132,7 @@ export type ProviderErrorCode = typeof ProviderErrorCode.Type
  *
  * @example
  * ```ts
- * import { AuditBlock } from "@ctxkit/fit"
+ * import { AuditBlock } from "@ctxkit/engine"
  * import * as Schema from "effect/Schema"
  *
  * const block: AuditBlock = Schema.decodeUnknownSync(AuditBlock)({
@@ -174,7 +173,7 @@ export const AuditBlock = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { AuditBlock } from "@ctxkit/fit"
+ * import type { AuditBlock } from "@ctxkit/engine"
  *
  * const sent = (blocks: ReadonlyArray<AuditBlock>) => blocks.filter((b) => b.included)
  * ```
@@ -189,7 +188,7 @@ export type AuditBlock = typeof AuditBlock.Type
  *
  * @example
  * ```ts
- * import { AuditDiagnostic } from "@ctxkit/fit/PromptContextAudit"
+ * import { AuditDiagnostic } from "@ctxkit/engine/PromptContextAudit"
  * import * as Schema from "effect/Schema"
  *
  * Schema.decodeUnknownSync(AuditDiagnostic)({
@@ -214,7 +213,7 @@ export const AuditDiagnostic = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { AuditDiagnostic } from "@ctxkit/fit/PromptContextAudit"
+ * import type { AuditDiagnostic } from "@ctxkit/engine/PromptContextAudit"
  *
  * const interceptorProblems = (diagnostics: ReadonlyArray<AuditDiagnostic>) => diagnostics.filter((d) => d.stage === "interceptor")
  * ```
@@ -236,7 +235,7 @@ export type AuditDiagnostic = typeof AuditDiagnostic.Type
  *
  * @example
  * ```ts
- * import { PromptContextAudit } from "@ctxkit/fit"
+ * import { PromptContextAudit } from "@ctxkit/engine"
  * import * as Schema from "effect/Schema"
  *
  * declare const stored: string
@@ -247,7 +246,7 @@ export type AuditDiagnostic = typeof AuditDiagnostic.Type
  * @category schemas
  * @since 0.1.0
  */
-export class PromptContextAudit extends Schema.Class<PromptContextAudit>("@ctxkit/fit/PromptContextAudit")({
+export class PromptContextAudit extends Schema.Class<PromptContextAudit>("@ctxkit/engine/PromptContextAudit")({
   /** The generation's id (given by the caller). */
   generationId: Schema.String,
   /** The provider's name. */
@@ -299,7 +298,7 @@ export class PromptContextAudit extends Schema.Class<PromptContextAudit>("@ctxki
  *
  * @example
  * ```ts
- * import type { OmittedBlock } from "@ctxkit/fit/PromptContextAudit"
+ * import type { OmittedBlock } from "@ctxkit/engine/PromptContextAudit"
  *
  * const block: OmittedBlock = { label: "lorebook: dragons", reason: "disabled", source: "lorebook", before: 1 }
  * ```
@@ -326,8 +325,8 @@ export interface OmittedBlock {
  *
  * @example
  * ```ts
- * import type { StrategyRun } from "@ctxkit/fit"
- * import type { AuditStart } from "@ctxkit/fit/PromptContextAudit"
+ * import type { StrategyRun } from "@ctxkit/engine"
+ * import type { AuditStart } from "@ctxkit/engine/PromptContextAudit"
  *
  * declare const run: StrategyRun<unknown>
  * const start: AuditStart<unknown> = {
@@ -345,7 +344,7 @@ export interface OmittedBlock {
  * @category models
  * @since 0.1.0
  */
-export interface AuditStart<M> {
+export interface AuditStart<M, F = M> {
   /** The generation's id (no randomness here: the caller makes it). */
   readonly generationId: string
   /** The provider's name. */
@@ -365,7 +364,7 @@ export interface AuditStart<M> {
   /** The host's counter (its id is the tokenizer profile). */
   readonly countTokens: CountTokens
   /** The fitting options used (format, overhead, cache, `protectCurrentRequest`). */
-  readonly options?: FitOptions<M> | undefined
+  readonly options?: FitOptions<F> | undefined
   /** Declared blocks that never became messages. */
   readonly omitted?: ReadonlyArray<OmittedBlock> | undefined
   /** When the generation started, if you record it. */
@@ -415,7 +414,8 @@ const nonNegative = (value: unknown): number =>
 /**
  * Creates the audit of a generation's prompt, `pending`, before the network call — from what the strategy guard
  * (`runStrategy`) and the interceptors (`runInterceptors`) returned. Pure: the generation id and the time are
- * inputs; nothing is read from a clock or a random source.
+ * inputs; nothing is read from a clock or a random source. Given a `format` in `options`, the messages are the
+ * caller's own type, read through it.
  *
  * Every block is listed in real order: sent messages in the order sent (compressed copies, the strategy's notes,
  * the interceptors' additions where they are), left-out messages where they were, declared `omitted` blocks where
@@ -427,7 +427,8 @@ const nonNegative = (value: unknown): number =>
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
  * import { formats, type Message } from "@ctxkit/core"
- * import { runInterceptors, runStrategy, startAudit, strategies } from "@ctxkit/fit"
+ * import { runInterceptors, runStrategy, startAudit } from "@ctxkit/engine"
+ * import { strategies } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *
  * const messages: ReadonlyArray<Message> = [
@@ -452,7 +453,12 @@ const nonNegative = (value: unknown): number =>
  * @category audit
  * @since 0.1.0
  */
-export const startAudit = <M>(start: AuditStart<M>): PromptContextAudit => {
+export const startAudit: {
+  <M>(start: AuditStart<M>): PromptContextAudit
+  <M extends FormatInput<F>, F>(
+    start: AuditStart<M, F> & { readonly options: FitOptions<F> & { readonly format: MessageFormat<F> } }
+  ): PromptContextAudit
+} = <M>(start: AuditStart<M>): PromptContextAudit => {
   const input = Array.isArray(start.messages) ? start.messages : []
   const options: FitOptions<M> | undefined = isObject(start.options) ? start.options : undefined
   const format = formatOf(options)
@@ -626,7 +632,7 @@ export const startAudit = <M>(start: AuditStart<M>): PromptContextAudit => {
  *
  * @example
  * ```ts
- * import type { AuditOutcome } from "@ctxkit/fit/PromptContextAudit"
+ * import type { AuditOutcome } from "@ctxkit/engine/PromptContextAudit"
  *
  * const outcome: AuditOutcome = { status: "failed", error: { status: 429 } }
  * ```
@@ -652,7 +658,7 @@ export type AuditOutcome =
  *
  * @example
  * ```ts
- * import { finalizeAudit, type PromptContextAudit } from "@ctxkit/fit"
+ * import { finalizeAudit, type PromptContextAudit } from "@ctxkit/engine"
  *
  * declare const pending: PromptContextAudit
  * const failed = finalizeAudit(pending, { status: "failed", error: { status: 429, body: "…" } }, 1_700_000_000_000)
@@ -778,7 +784,7 @@ const normalize = (error: unknown, depth: number): ProviderErrorCode | undefined
  *
  * @example
  * ```ts
- * import { normalizeProviderError } from "@ctxkit/fit/PromptContextAudit"
+ * import { normalizeProviderError } from "@ctxkit/engine/PromptContextAudit"
  *
  * normalizeProviderError({ status: 400, error: { code: "context_length_exceeded", message: "…" } }) // "context_length_exceeded"
  * normalizeProviderError(Object.assign(new Error("The user aborted a request."), { name: "AbortError" })) // "cancelled"

@@ -3,17 +3,21 @@
  * failure caught, the host's own view of what is protected, and the host's own fit (built-in truncation with
  * protection decided by the host, not by the messages' flags).
  */
-import { conversationCost, CostCache, makeCostCache, type TokenCounter } from "@ctxkit/budget"
+import { conversationCost, CostCache, type Counter, makeCostCache, toCounter, type TokenCounter } from "@ctxkit/budget"
 import { formats, isMessageFormat, type MessageFormat } from "@ctxkit/core"
+import {
+  type CountTokens,
+  type FitDiagnostic,
+  type FitOptions,
+  type FitReason,
+  type FitResult,
+  type RemovalCandidate,
+  strategies
+} from "@ctxkit/fit"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { FitDiagnostic } from "../Diagnostics.ts"
-import type { CountTokens, FitOptions, RemovalCandidate } from "../FitOptions.ts"
-import type { FitReason, FitResult } from "../FitResult.ts"
-import { asCounter } from "./counting.ts"
-import { truncateFit } from "./strategies.ts"
 import { describeValue } from "./text.ts"
 
 /** What running untrusted code gave: its value, or why there is none. */
@@ -84,7 +88,7 @@ export interface Costing<M> {
 }
 
 export const costingOf = <M>(countTokens: CountTokens, options: FitOptions<M> | undefined): Costing<M> => ({
-  counter: asCounter(countTokens),
+  counter: toCounter(countTokens as Counter | undefined),
   format: formatOf(options),
   perMessageOverhead: options?.perMessageOverhead,
   cache: options?.cache instanceof CostCache ? options.cache : makeCostCache()
@@ -218,7 +222,7 @@ export const hostFit = <M>(
         ? caller(group)
         : 0
     : caller
-  return truncateFit(list, countTokens, budget, {
+  return strategies.truncate.fit(list, countTokens, budget, {
     ...options,
     format,
     protectCurrentRequest: false,

@@ -6,11 +6,10 @@
  *
  * @since 0.1.0
  */
-import { detectMessageFormat, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { detectMessageFormat, type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
+import type { CountTokens, ExcludedMessage, FitOptions, FitResult, TruncatedBlock } from "@ctxkit/fit"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type { CountTokens, FitOptions } from "./FitOptions.ts"
-import type { ExcludedMessage, FitResult, TruncatedBlock } from "./FitResult.ts"
 import {
   FinalFitApplied,
   type InterceptorDiagnostic,
@@ -41,7 +40,7 @@ import type { DroppedBlock } from "./RunStrategy.ts"
  *
  * @example
  * ```ts
- * import { DEFAULT_INTERCEPTOR_TIMEOUT } from "@ctxkit/fit/RunInterceptors"
+ * import { DEFAULT_INTERCEPTOR_TIMEOUT } from "@ctxkit/engine/RunInterceptors"
  *
  * DEFAULT_INTERCEPTOR_TIMEOUT // "2 seconds"
  * ```
@@ -58,7 +57,7 @@ export const DEFAULT_INTERCEPTOR_TIMEOUT: Duration.Input = "2 seconds"
  *
  * @example
  * ```ts
- * import type { InterceptorContext } from "@ctxkit/fit"
+ * import type { InterceptorContext } from "@ctxkit/engine/RunInterceptors"
  *
  * const note = <M>(context: InterceptorContext<M>): M =>
  *   context.format.makeNote("Today is Tuesday.", { role: "user", kind: "note" })
@@ -91,7 +90,7 @@ export interface InterceptorContext<M> {
  *
  * @example
  * ```ts
- * import type { PromptInterceptor } from "@ctxkit/fit"
+ * import type { PromptInterceptor } from "@ctxkit/engine"
  *
  * // Adds a retrieved note just before the last message.
  * const retrieved: PromptInterceptor = {
@@ -127,7 +126,7 @@ export interface PromptInterceptor<M = unknown> {
  * @example
  * ```ts
  * import { formats, type Message } from "@ctxkit/core"
- * import type { RunInterceptorsOptions } from "@ctxkit/fit/RunInterceptors"
+ * import type { RunInterceptorsOptions } from "@ctxkit/engine/RunInterceptors"
  *
  * const options: RunInterceptorsOptions<Message> = { format: formats.canonical, timeout: "500 millis" }
  * ```
@@ -150,7 +149,7 @@ export interface RunInterceptorsOptions<M> extends FitOptions<M> {
  *
  * @example
  * ```ts
- * import type { InterceptorRemoval } from "@ctxkit/fit/RunInterceptors"
+ * import type { InterceptorRemoval } from "@ctxkit/engine/RunInterceptors"
  *
  * const removal: InterceptorRemoval = { index: 4, interceptor: "acme/dedupe" }
  * ```
@@ -170,7 +169,7 @@ export interface InterceptorRemoval {
  *
  * @example
  * ```ts
- * import type { InterceptorAddition } from "@ctxkit/fit/RunInterceptors"
+ * import type { InterceptorAddition } from "@ctxkit/engine/RunInterceptors"
  *
  * const addition: InterceptorAddition<{ readonly role: string; readonly content: string }> = {
  *   message: { role: "user", content: "[retrieved] …" },
@@ -193,7 +192,8 @@ export interface InterceptorAddition<M> {
  *
  * @example
  * ```ts
- * import { type InterceptorRun, runInterceptors, shiftContext } from "@ctxkit/fit"
+ * import { type InterceptorRun, runInterceptors } from "@ctxkit/engine"
+ * import { shiftContext } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *
  * const count = (text: string) => Math.ceil(text.length / 4)
@@ -459,12 +459,14 @@ const origins = <M>(
  * - Then the host recounts with its own counter; when over, the final fit (built-in truncation, protection decided
  *   by the host) removes the interceptors' additions first, then the oldest history (`FinalFitApplied`).
  *
- * When the fitted result does not fit, nothing will be sent: the interceptors are not run. Never fails.
+ * When the fitted result does not fit, nothing will be sent: the interceptors are not run. Never fails. Given a
+ * `format`, the run is typed as the caller's own message type, like `shiftContext`'s.
  *
  * @example
  * ```ts
  * import { formats, type Message } from "@ctxkit/core"
- * import { type PromptInterceptor, runInterceptors, shiftContext } from "@ctxkit/fit"
+ * import { type PromptInterceptor, runInterceptors } from "@ctxkit/engine"
+ * import { shiftContext } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *
  * const count = (text: string) => Math.ceil(text.length / 4)
@@ -487,13 +489,22 @@ const origins = <M>(
  * @category plugins
  * @since 0.1.0
  */
-export const runInterceptors: <M>(
-  fitted: FitResult<M>,
-  interceptors: ReadonlyArray<PromptInterceptor<M>>,
-  countTokens: CountTokens,
-  budget: number,
-  options?: RunInterceptorsOptions<M> | undefined
-) => Effect.Effect<InterceptorRun<M>> = Effect.fn("runInterceptors")(function*<M>(
+export const runInterceptors: {
+  <M>(
+    fitted: FitResult<M>,
+    interceptors: ReadonlyArray<PromptInterceptor<M>>,
+    countTokens: CountTokens,
+    budget: number,
+    options?: RunInterceptorsOptions<M> | undefined
+  ): Effect.Effect<InterceptorRun<M>>
+  <M extends FormatInput<F>, F>(
+    fitted: FitResult<M>,
+    interceptors: ReadonlyArray<PromptInterceptor<M>>,
+    countTokens: CountTokens,
+    budget: number,
+    options: RunInterceptorsOptions<F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<InterceptorRun<M>>
+} = Effect.fn("runInterceptors")(function*<M>(
   given: FitResult<M>,
   interceptors: ReadonlyArray<PromptInterceptor<M>>,
   countTokens: CountTokens,

@@ -1,13 +1,7 @@
 import { type CostCache, makeCostCache } from "@ctxkit/budget"
 import { formats, type Message } from "@ctxkit/core"
-import {
-  type ContextStrategy,
-  type FitOptions,
-  type FitResult,
-  type PluginStrategy,
-  runStrategy,
-  strategies
-} from "@ctxkit/fit"
+import { runStrategy } from "@ctxkit/engine"
+import { type ContextStrategy, type FitOptions, type FitResult, type PluginStrategy, strategies } from "@ctxkit/fit"
 import { deepFreeze, fitViolations, type StrategyUnderTest } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

@@ -6,12 +6,13 @@
  * @since 0.1.0
  */
 import type { UnknownStrategy } from "@ctxkit/core"
+import { ContextStrategyRegistry, type PluginStrategy } from "@ctxkit/fit"
+import type { RegisterOptions } from "@ctxkit/fit/ContextStrategyRegistry"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import { ContextStrategyRegistry, type PluginStrategy, type RegisterOptions } from "./ContextStrategyRegistry.ts"
 
 const isRegistry = (value: unknown): value is ContextStrategyRegistry =>
   typeof value === "object" && value !== null &&
@@ -53,7 +54,8 @@ const make = (initial: ContextStrategyRegistry) =>
  *
  * @example
  * ```ts
- * import { ContextStrategies, strategies } from "@ctxkit/fit"
+ * import { ContextStrategies } from "@ctxkit/engine"
+ * import { strategies } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *
  * const program = Effect.gen(function*() {
@@ -80,7 +82,7 @@ export class ContextStrategies extends Context.Service<ContextStrategies, {
   readonly resolve: (id: string) => Effect.Effect<PluginStrategy, UnknownStrategy>
   /** Registers `strategy` until the current scope closes. */
   readonly register: (strategy: PluginStrategy, options?: RegisterOptions) => Effect.Effect<void, never, Scope.Scope>
-}>()("@ctxkit/fit/ContextStrategies") {
+}>()("@ctxkit/engine/ContextStrategies") {
   /**
    * A registry of `strategies`: a registry value as is, or strategies registered over the built-ins at
    * priority 0 (the last of an id wins).

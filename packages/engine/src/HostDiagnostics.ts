@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import { StrategyRejected } from "@ctxkit/fit/HostDiagnostics"
+ * import { StrategyRejected } from "@ctxkit/engine/HostDiagnostics"
  *
  * new StrategyRejected({ strategy: "my/recall", problem: "protected-removed", detail: "message 0 was removed" }).message
  * // "context strategy \"my/recall\" rejected: protected context was removed"
@@ -25,7 +25,7 @@ import * as Schema from "effect/Schema"
  * @category diagnostics
  * @since 0.1.0
  */
-export class StrategyRejected extends Schema.TaggedClass<StrategyRejected>("@ctxkit/fit/StrategyRejected")(
+export class StrategyRejected extends Schema.TaggedClass<StrategyRejected>("@ctxkit/engine/StrategyRejected")(
   "StrategyRejected",
   {
     /** The id of the strategy. */
@@ -51,7 +51,7 @@ export class StrategyRejected extends Schema.TaggedClass<StrategyRejected>("@ctx
  *
  * @example
  * ```ts
- * import { StrategyFailed } from "@ctxkit/fit/HostDiagnostics"
+ * import { StrategyFailed } from "@ctxkit/engine/HostDiagnostics"
  *
  * new StrategyFailed({ strategy: "my/recall", cause: "timed-out", detail: "did not complete within 15s" }).message
  * // "context strategy \"my/recall\" failed or timed out; safe truncation used instead"
@@ -60,7 +60,7 @@ export class StrategyRejected extends Schema.TaggedClass<StrategyRejected>("@ctx
  * @category diagnostics
  * @since 0.1.0
  */
-export class StrategyFailed extends Schema.TaggedClass<StrategyFailed>("@ctxkit/fit/StrategyFailed")(
+export class StrategyFailed extends Schema.TaggedClass<StrategyFailed>("@ctxkit/engine/StrategyFailed")(
   "StrategyFailed",
   {
     /** The id of the strategy. */
@@ -83,7 +83,7 @@ export class StrategyFailed extends Schema.TaggedClass<StrategyFailed>("@ctxkit/
  *
  * @example
  * ```ts
- * import { StrategyRefitted } from "@ctxkit/fit/HostDiagnostics"
+ * import { StrategyRefitted } from "@ctxkit/engine/HostDiagnostics"
  *
  * new StrategyRefitted({ strategy: "my/recall", tokens: 9_000, budget: 6_000, removed: 12 }).message
  * ```
@@ -91,7 +91,7 @@ export class StrategyFailed extends Schema.TaggedClass<StrategyFailed>("@ctxkit/
  * @category diagnostics
  * @since 0.1.0
  */
-export class StrategyRefitted extends Schema.TaggedClass<StrategyRefitted>("@ctxkit/fit/StrategyRefitted")(
+export class StrategyRefitted extends Schema.TaggedClass<StrategyRefitted>("@ctxkit/engine/StrategyRefitted")(
   "StrategyRefitted",
   {
     /** The id of the strategy. */
@@ -116,7 +116,7 @@ export class StrategyRefitted extends Schema.TaggedClass<StrategyRefitted>("@ctx
  *
  * @example
  * ```ts
- * import type { HostDiagnostic } from "@ctxkit/fit"
+ * import type { HostDiagnostic } from "@ctxkit/engine"
  *
  * const show = (d: HostDiagnostic) => `${d._tag}: ${d.message}`
  * ```
@@ -134,7 +134,7 @@ export type HostDiagnostic = StrategyRejected | StrategyFailed | StrategyRefitte
  *
  * @example
  * ```ts
- * import { InterceptorSkipped } from "@ctxkit/fit/HostDiagnostics"
+ * import { InterceptorSkipped } from "@ctxkit/engine/HostDiagnostics"
  *
  * new InterceptorSkipped({ interceptor: "rag", cause: "timed-out", detail: "did not complete within 2s" }).message
  * // "interceptor \"rag\" failed or timed out; it was skipped and the run went on"
@@ -143,7 +143,7 @@ export type HostDiagnostic = StrategyRejected | StrategyFailed | StrategyRefitte
  * @category diagnostics
  * @since 0.1.0
  */
-export class InterceptorSkipped extends Schema.TaggedClass<InterceptorSkipped>("@ctxkit/fit/InterceptorSkipped")(
+export class InterceptorSkipped extends Schema.TaggedClass<InterceptorSkipped>("@ctxkit/engine/InterceptorSkipped")(
   "InterceptorSkipped",
   {
     /** The id of the interceptor. */
@@ -168,7 +168,7 @@ export class InterceptorSkipped extends Schema.TaggedClass<InterceptorSkipped>("
  *
  * @example
  * ```ts
- * import { InterceptorRestored } from "@ctxkit/fit/HostDiagnostics"
+ * import { InterceptorRestored } from "@ctxkit/engine/HostDiagnostics"
  *
  * new InterceptorRestored({ interceptor: "cleanup", problem: "protected-removed", restored: 1 }).message
  * // "interceptor \"cleanup\" removed protected context; 1 messages were restored"
@@ -177,7 +177,7 @@ export class InterceptorSkipped extends Schema.TaggedClass<InterceptorSkipped>("
  * @category diagnostics
  * @since 0.1.0
  */
-export class InterceptorRestored extends Schema.TaggedClass<InterceptorRestored>("@ctxkit/fit/InterceptorRestored")(
+export class InterceptorRestored extends Schema.TaggedClass<InterceptorRestored>("@ctxkit/engine/InterceptorRestored")(
   "InterceptorRestored",
   {
     /** The id of the interceptor. */
@@ -202,7 +202,7 @@ export class InterceptorRestored extends Schema.TaggedClass<InterceptorRestored>
  *
  * @example
  * ```ts
- * import { FinalFitApplied } from "@ctxkit/fit/HostDiagnostics"
+ * import { FinalFitApplied } from "@ctxkit/engine/HostDiagnostics"
  *
  * new FinalFitApplied({ tokens: 7_000, budget: 6_000, removed: 2 }).message
  * // "after the interceptors the prompt costs 7000 tokens, over the budget of 6000; the final fit removed 2 messages"
@@ -211,7 +211,7 @@ export class InterceptorRestored extends Schema.TaggedClass<InterceptorRestored>
  * @category diagnostics
  * @since 0.1.0
  */
-export class FinalFitApplied extends Schema.TaggedClass<FinalFitApplied>("@ctxkit/fit/FinalFitApplied")(
+export class FinalFitApplied extends Schema.TaggedClass<FinalFitApplied>("@ctxkit/engine/FinalFitApplied")(
   "FinalFitApplied",
   {
     /** Tokens after the interceptors, by the host's count. */
@@ -234,7 +234,7 @@ export class FinalFitApplied extends Schema.TaggedClass<FinalFitApplied>("@ctxki
  *
  * @example
  * ```ts
- * import type { InterceptorDiagnostic } from "@ctxkit/fit/HostDiagnostics"
+ * import type { InterceptorDiagnostic } from "@ctxkit/engine/HostDiagnostics"
  *
  * const show = (d: InterceptorDiagnostic) => `${d._tag}: ${d.message}`
  * ```
@@ -250,7 +250,7 @@ export type InterceptorDiagnostic = InterceptorSkipped | InterceptorRestored | F
  *
  * @example
  * ```ts
- * import { TokenizerApproximate } from "@ctxkit/fit/HostDiagnostics"
+ * import { TokenizerApproximate } from "@ctxkit/engine/HostDiagnostics"
  *
  * new TokenizerApproximate({ profile: "approximate-chars-v1" }).message
  * // "tokenizer \"approximate-chars-v1\" is approximate"
@@ -260,7 +260,7 @@ export type InterceptorDiagnostic = InterceptorSkipped | InterceptorRestored | F
  * @since 0.1.0
  */
 export class TokenizerApproximate extends Schema.TaggedClass<TokenizerApproximate>(
-  "@ctxkit/fit/TokenizerApproximate"
+  "@ctxkit/engine/TokenizerApproximate"
 )("TokenizerApproximate", {
   /** The tokenizer profile (the counter's id). */
   profile: Schema.String

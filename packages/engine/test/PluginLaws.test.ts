@@ -1,14 +1,6 @@
 import { formats, type MessageFormat, toolGroups } from "@ctxkit/core"
-import {
-  type CountTokens,
-  type FitOptions,
-  type FitResult,
-  type PluginStrategy,
-  type PromptInterceptor,
-  runInterceptors,
-  runStrategy,
-  strategies
-} from "@ctxkit/fit"
+import { type PromptInterceptor, runInterceptors, runStrategy } from "@ctxkit/engine"
+import { type CountTokens, type FitOptions, type FitResult, type PluginStrategy, strategies } from "@ctxkit/fit"
 import {
   conversation,
   fitViolations,

@@ -6,12 +6,19 @@
  *
  * @since 0.1.0
  */
-import { type MessageFormat, toolGroups } from "@ctxkit/core"
+import { type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
+import {
+  type CountTokens,
+  type ExcludedMessage,
+  type FitOptions,
+  type FitReason,
+  type FitResult,
+  type PluginStrategy,
+  strategies,
+  type TruncatedBlock
+} from "@ctxkit/fit"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type { PluginStrategy } from "./ContextStrategyRegistry.ts"
-import type { CountTokens, FitOptions } from "./FitOptions.ts"
-import type { ExcludedMessage, FitReason, FitResult, TruncatedBlock } from "./FitResult.ts"
 import { type HostDiagnostic, StrategyFailed, StrategyRefitted, StrategyRejected } from "./HostDiagnostics.ts"
 import {
   appendDiagnostics,
@@ -30,16 +37,14 @@ import {
   protectedPositions,
   shapeKey
 } from "./internal/host.ts"
-import { truncateFit } from "./internal/strategies.ts"
 import { describeValue } from "./internal/text.ts"
-import { strategies } from "./Strategies.ts"
 
 /**
  * How long the host waits for a strategy that returns an Effect: 15 seconds.
  *
  * @example
  * ```ts
- * import { DEFAULT_STRATEGY_TIMEOUT } from "@ctxkit/fit/RunStrategy"
+ * import { DEFAULT_STRATEGY_TIMEOUT } from "@ctxkit/engine/RunStrategy"
  *
  * DEFAULT_STRATEGY_TIMEOUT // "15 seconds"
  * ```
@@ -55,7 +60,7 @@ export const DEFAULT_STRATEGY_TIMEOUT: Duration.Input = "15 seconds"
  * @example
  * ```ts
  * import { formats, type Message } from "@ctxkit/core"
- * import type { RunStrategyOptions } from "@ctxkit/fit/RunStrategy"
+ * import type { RunStrategyOptions } from "@ctxkit/engine/RunStrategy"
  *
  * const options: RunStrategyOptions<Message> = { format: formats.canonical, timeout: "5 seconds" }
  * ```
@@ -78,7 +83,7 @@ export interface RunStrategyOptions<M> extends FitOptions<M> {
  *
  * @example
  * ```ts
- * import type { DroppedBlock } from "@ctxkit/fit/RunStrategy"
+ * import type { DroppedBlock } from "@ctxkit/engine/RunStrategy"
  *
  * const dropped: DroppedBlock<{ readonly role: string; readonly content: string }> = {
  *   message: { role: "user", content: "[retrieved] …" },
@@ -111,7 +116,8 @@ export interface DroppedBlock<M> {
  *
  * @example
  * ```ts
- * import { runStrategy, type StrategyRun, strategies } from "@ctxkit/fit"
+ * import { runStrategy, type StrategyRun } from "@ctxkit/engine"
+ * import { strategies } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *
  * const run: StrategyRun<{ readonly role: string; readonly content: string }> = Effect.runSync(
@@ -424,11 +430,14 @@ const accept = <M>(
  *
  * The built-in `strategies` are the host's own code and their results are used as they are. A plugin strategy is
  * never handed the caller's `cache` (so that it cannot corrupt the counts the host relies on). Never fails.
+ * Given a `format`, the result is typed as the caller's own message type, like `shiftContext`'s (LangChain
+ * `BaseMessage`s with `formats.langchain`, the AI SDK's `ModelMessage`s with `formats.aiSdk`).
  *
  * @example
  * ```ts
  * import { formats, type Message } from "@ctxkit/core"
- * import { type PluginStrategy, runStrategy } from "@ctxkit/fit"
+ * import { runStrategy } from "@ctxkit/engine"
+ * import type { PluginStrategy } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *
  * // A careless plugin: drops everything, the system prompt included.
@@ -449,13 +458,22 @@ const accept = <M>(
  * @category plugins
  * @since 0.1.0
  */
-export const runStrategy: <M>(
-  strategy: PluginStrategy,
-  messages: ReadonlyArray<M>,
-  countTokens: CountTokens,
-  budget: number,
-  options?: RunStrategyOptions<M> | undefined
-) => Effect.Effect<StrategyRun<M>> = Effect.fn("runStrategy")(function*<M>(
+export const runStrategy: {
+  <M>(
+    strategy: PluginStrategy,
+    messages: ReadonlyArray<M>,
+    countTokens: CountTokens,
+    budget: number,
+    options?: RunStrategyOptions<M> | undefined
+  ): Effect.Effect<StrategyRun<M>>
+  <M extends FormatInput<F>, F>(
+    strategy: PluginStrategy,
+    messages: ReadonlyArray<M>,
+    countTokens: CountTokens,
+    budget: number,
+    options: RunStrategyOptions<F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<StrategyRun<M>>
+} = Effect.fn("runStrategy")(function*<M>(
   strategy: PluginStrategy,
   messages: ReadonlyArray<M>,
   countTokens: CountTokens,
@@ -467,7 +485,7 @@ export const runStrategy: <M>(
   // The host's own fits price what they exclude too: the audit reports every block's tokens.
   const hostOptions: FitOptions<M> = { ...fitOptions, countExcluded: true }
   const truncate = (diagnostics: ReadonlyArray<HostDiagnostic>): StrategyRun<M> => ({
-    result: truncateFit(messages, countTokens, budget, hostOptions),
+    result: strategies.truncate.fit(messages, countTokens, budget, hostOptions),
     requested: id,
     ran: "truncate",
     fallback: true,

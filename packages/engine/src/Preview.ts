@@ -5,16 +5,20 @@
  *
  * @since 0.1.0
  */
-import type { UnknownStrategy } from "@ctxkit/core"
+import type { FormatInput, MessageFormat, UnknownStrategy } from "@ctxkit/core"
+import {
+  ContextStrategyRegistry,
+  type CountTokens,
+  type FitOptions,
+  type PluginStrategy,
+  strategies
+} from "@ctxkit/fit"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { ContextStrategyRegistry, type PluginStrategy } from "./ContextStrategyRegistry.ts"
-import type { CountTokens, FitOptions } from "./FitOptions.ts"
 import { budgetUsable, isObject } from "./internal/host.ts"
 import { type OmittedBlock, type PromptContextAudit, startAudit } from "./PromptContextAudit.ts"
 import { type InterceptorRun, type PromptInterceptor, runInterceptors } from "./RunInterceptors.ts"
 import { runStrategy, type StrategyRun } from "./RunStrategy.ts"
-import { strategies } from "./Strategies.ts"
 
 /**
  * Options of {@link fitPrompt} and {@link preview}: those of fitting, plus the counter, the limits, the strategy
@@ -24,7 +28,7 @@ import { strategies } from "./Strategies.ts"
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
  * import { formats, type Message } from "@ctxkit/core"
- * import type { PromptOptions } from "@ctxkit/fit"
+ * import type { PromptOptions } from "@ctxkit/engine"
  *
  * const options: PromptOptions<Message> = {
  *   format: formats.canonical,
@@ -41,7 +45,7 @@ import { strategies } from "./Strategies.ts"
  * @category models
  * @since 0.1.0
  */
-export interface PromptOptions<M> extends Omit<FitOptions<M>, "strategy"> {
+export interface PromptOptions<M, F = M> extends Omit<FitOptions<F>, "strategy"> {
   /** The host's counter. */
   readonly countTokens: CountTokens
   /** The model's context window, in tokens. */
@@ -76,7 +80,7 @@ export interface PromptOptions<M> extends Omit<FitOptions<M>, "strategy"> {
  *
  * @example
  * ```ts
- * import type { PreparedPrompt } from "@ctxkit/fit"
+ * import type { PreparedPrompt } from "@ctxkit/engine"
  *
  * const send = <M>(prompt: PreparedPrompt<M>) => prompt.fits ? prompt.messages : undefined
  * ```
@@ -161,13 +165,14 @@ const stages: <M>(
  * Runs the fitting stages of a generation, before the network call: the strategy (an id is resolved in the
  * registry; `UnknownStrategy` when it is unknown or empty) under the host's guard (`runStrategy`), then the
  * interceptors, the mandatory recount and the final fit (`runInterceptors`), then the pending audit
- * (`startAudit`). Send `messages` only when `fits`; then finalize the audit with `finalizeAudit`.
+ * (`startAudit`). Send `messages` only when `fits`; then finalize the audit with `finalizeAudit`. Given a
+ * `format`, `messages` is typed as the caller's own message type (the caller's own objects where untouched).
  *
  * @example
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
  * import { formats, type Message } from "@ctxkit/core"
- * import { finalizeAudit, fitPrompt } from "@ctxkit/fit"
+ * import { finalizeAudit, fitPrompt } from "@ctxkit/engine"
  * import * as Effect from "effect/Effect"
  *
  * const messages: ReadonlyArray<Message> = [
@@ -193,10 +198,16 @@ const stages: <M>(
  * @category audit
  * @since 0.1.0
  */
-export const fitPrompt: <M>(
-  messages: ReadonlyArray<M>,
-  options: PromptOptions<M>
-) => Effect.Effect<PreparedPrompt<M>, UnknownStrategy> = Effect.fn("fitPrompt")(function*<M>(
+export const fitPrompt: {
+  <M>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<M>
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<NoInfer<M>, F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+} = Effect.fn("fitPrompt")(function*<M>(
   messages: ReadonlyArray<M>,
   options: PromptOptions<M>
 ) {
@@ -214,7 +225,7 @@ export const fitPrompt: <M>(
  * @example
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
- * import { preview } from "@ctxkit/fit"
+ * import { preview } from "@ctxkit/engine"
  * import * as Effect from "effect/Effect"
  *
  * const messages = [{ role: "user", content: "hello" }]
@@ -229,10 +240,16 @@ export const fitPrompt: <M>(
  * @category audit
  * @since 0.1.0
  */
-export const preview: <M>(
-  messages: ReadonlyArray<M>,
-  options: PromptOptions<M>
-) => Effect.Effect<PreparedPrompt<M>, UnknownStrategy> = Effect.fn("preview")(function*<M>(
+export const preview: {
+  <M>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<M>
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<NoInfer<M>, F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+} = Effect.fn("preview")(function*<M>(
   messages: ReadonlyArray<M>,
   options: PromptOptions<M>
 ) {

@@ -3,19 +3,17 @@ import { formats, type Message, UnknownStrategy } from "@ctxkit/core"
 import {
   type AuditBlock,
   ContextStrategies,
-  ContextStrategyRegistry,
   finalizeAudit,
   fitPrompt,
-  type PluginStrategy,
   preview,
   PromptContextAudit,
   type PromptInterceptor,
   type PromptOptions,
   runInterceptors,
   runStrategy,
-  startAudit,
-  strategies
-} from "@ctxkit/fit"
+  startAudit
+} from "@ctxkit/engine"
+import { ContextStrategyRegistry, type PluginStrategy, strategies } from "@ctxkit/fit"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

@@ -1,18 +1,13 @@
 import { formats, type Message, type OpenAiChatMessage } from "@ctxkit/core"
-import {
-  type FitOptions,
-  type FitResult,
-  type InterceptorContext,
-  type PromptInterceptor,
-  runInterceptors,
-  shiftContext
-} from "@ctxkit/fit"
+import { type PromptInterceptor, runInterceptors } from "@ctxkit/engine"
+import { type FitOptions, type FitResult, shiftContext } from "@ctxkit/fit"
 import { deepFreeze, identityViolations, pairViolations, partitionViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
 import { FinalFitApplied, InterceptorRestored, InterceptorSkipped } from "../src/HostDiagnostics.ts"
+import type { InterceptorContext } from "../src/RunInterceptors.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const canonical: FitOptions<Message> = { format: formats.canonical }
