@@ -81,6 +81,36 @@ export interface SettingAdjustment {
 }
 
 /**
+ * Reads one option on its own (a value passed as a parameter rather than in an options object): the value to
+ * use, and the adjustment when the value given could not be used as it is.
+ *
+ * @example
+ * ```ts
+ * import { readSetting, setting } from "@ctxkit/core/Settings"
+ * import * as Schema from "effect/Schema"
+ *
+ * const threshold = setting(Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 0.99 })), {
+ *   accepted: "a fraction from 0.1 to 0.99",
+ *   default: 0.85
+ * })
+ * readSetting("threshold", threshold, Number.NaN).value // 0.85, with an adjustment saying so
+ * ```
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const readSetting = <A>(
+  option: string,
+  field: Setting<A>,
+  given: unknown
+): { readonly value: A; readonly adjustment: SettingAdjustment | undefined } => {
+  if (given === undefined) return { value: field.default, adjustment: undefined }
+  if (field.accepts(given)) return { value: given, adjustment: undefined }
+  const value = field.repair === undefined ? field.default : field.repair(given)
+  return { value, adjustment: { option, given, accepted: field.accepted, used: value } }
+}
+
+/**
  * The settings read from a set of {@link Setting}s: each option's value as used.
  *
  * @category models
@@ -139,15 +169,9 @@ export const readSettings = <F extends Readonly<Record<string, Setting<unknown>>
   const settings: Record<string, unknown> = {}
   const adjusted: Array<SettingAdjustment> = []
   for (const name of Object.keys(fields)) {
-    const field = fields[name] as Setting<unknown>
-    const value = given[name]
-    if (value === undefined) settings[name] = field.default
-    else if (field.accepts(value)) settings[name] = value
-    else {
-      const used = field.repair === undefined ? field.default : field.repair(value)
-      settings[name] = used
-      adjusted.push({ option: prefix + name, given: value, accepted: field.accepted, used })
-    }
+    const read = readSetting(prefix + name, fields[name] as Setting<unknown>, given[name])
+    settings[name] = read.value
+    if (read.adjustment !== undefined) adjusted.push(read.adjustment)
   }
   return { settings: settings as SettingsOf<F>, adjusted }
 }
