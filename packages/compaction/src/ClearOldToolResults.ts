@@ -14,7 +14,7 @@ import { Tally } from "./internal/capCounting.ts"
 import { describeValue } from "./internal/capFormat.ts"
 
 /**
- * The text that replaces a cleared tool result, exactly as the tutorial writes it.
+ * The text that replaces a cleared tool result, exactly as the local-harness overflow guide writes it.
  *
  * @example
  * ```ts

@@ -1,6 +1,7 @@
 /**
- * The tutorial's context policy in four numbers, and the decision it drives before each model call: do nothing,
- * clear old tool results, or compact (after clearing, when clearing cannot bring the context under `compactAt`).
+ * The context policy of the local-harness overflow guide in four numbers, and the decision it drives before each
+ * model call: do nothing, clear old tool results, or compact (after clearing, when clearing cannot bring the
+ * context under `compactAt`).
  * Everything is measured against `available`, the input room of the window (`available(window, maxTokens)` from
  * `@ctxkit/budget`).
  *
@@ -37,8 +38,8 @@ export interface ContextPolicy {
 }
 
 /**
- * The tutorial's policy: results capped at 25,000 tokens (and 20% of `available`), old results cleared past 60%
- * of `available` keeping the 6 most recent, compaction past 85%.
+ * The local-harness overflow guide's policy: results capped at 25,000 tokens (and 20% of `available`), old
+ * results cleared past 60% of `available` keeping the 6 most recent, compaction past 85%.
  *
  * @example
  * ```ts
@@ -340,7 +341,7 @@ const tokensAt = (fraction: number, available: number): number => Math.round(fra
 const percent = (used: number, available: number): string => `${formatNumber((used / available) * 100)}%`
 
 /**
- * The next step of the tutorial's context management, as a pure decision the caller loops on:
+ * The next step of the local-harness overflow guide's context management, as a pure decision the caller loops on:
  *
  * - `used ≤ clearAt × available` → `Nothing` (`below: "clearAt"`);
  * - over it, with `clearable` unknown or above 0 → `Clear`, unless `used − clearable` is known to stay over
