@@ -8,11 +8,13 @@
 import type { Counter, CounterFailed } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import { readSettings, setting, type SettingAdjustment } from "@ctxkit/core/Settings"
+import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
 import { describeValue, formatNumber } from "./internal/capFormat.ts"
+import { optionsFirst } from "./internal/dual.ts"
 import { pairSafeEnd } from "./internal/text.ts"
 
 /**
@@ -483,12 +485,16 @@ export interface CapToolResultsResult<M> {
  * @since 0.1.0
  */
 export const capToolResults: {
+  <M>(options: CapToolResultsOptions<M> & { readonly format: MessageFormat<M> }): (
+    messages: ReadonlyArray<M>
+  ) => CapToolResultsResult<M>
+  (options: CapToolResultsOptions<unknown>): <M>(messages: ReadonlyArray<M>) => CapToolResultsResult<M>
   <M>(
     messages: ReadonlyArray<NoInfer<M>>,
     options: CapToolResultsOptions<M> & { readonly format: MessageFormat<M> }
   ): CapToolResultsResult<M>
   <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<NoInfer<M>>): CapToolResultsResult<M>
-} = <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<M>): CapToolResultsResult<M> => {
+} = dual(optionsFirst, <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<M>): CapToolResultsResult<M> => {
   const cap = capperOf(options)
   if (cap instanceof CapOptionInvalid) return { messages, capped: [], diagnostics: [cap] }
   const { capper } = cap
@@ -525,4 +531,4 @@ export const capToolResults: {
   if (tooSmall !== undefined) diagnostics.push(tooSmall)
   diagnostics.push(...tally.diagnostics())
   return { messages: out ?? messages, capped, diagnostics }
-}
+})

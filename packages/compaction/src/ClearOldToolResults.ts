@@ -8,10 +8,12 @@
 import type { Counter, CounterFailed } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import { readSettings, setting } from "@ctxkit/core/Settings"
+import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { describeValue } from "./internal/capFormat.ts"
+import { optionsFirst } from "./internal/dual.ts"
 
 /**
  * The text that replaces a cleared tool result, exactly as the local-harness overflow guide writes it.
@@ -242,12 +244,14 @@ const keyOf = (index: number, callId: string): string => `${index}\u0000${callId
  * @since 0.1.0
  */
 export const clearOldToolResults: {
+  <M>(options: ClearOptions<M> & { readonly format: MessageFormat<M> }): (messages: ReadonlyArray<M>) => ClearResult<M>
+  (options?: ClearOptions<unknown>): <M>(messages: ReadonlyArray<M>) => ClearResult<M>
   <M>(
     messages: ReadonlyArray<NoInfer<M>>,
     options: ClearOptions<M> & { readonly format: MessageFormat<M> }
   ): ClearResult<M>
   <M>(messages: ReadonlyArray<M>, options?: ClearOptions<NoInfer<M>>): ClearResult<M>
-} = <M>(messages: ReadonlyArray<M>, options?: ClearOptions<M>): ClearResult<M> => {
+} = dual(optionsFirst, <M>(messages: ReadonlyArray<M>, options?: ClearOptions<M>): ClearResult<M> => {
   if (options !== undefined && !Predicate.isObject(options as unknown)) {
     const refused = new ClearOptionInvalid({ option: "options", given: describeValue(options) })
     return { messages, cleared: [], count: 0, freedTokens: 0, skipped: "invalid-options", diagnostics: [refused] }
@@ -336,4 +340,4 @@ export const clearOldToolResults: {
     return { messages, cleared: [], count: 0, freedTokens: 0, skipped: "nothing-to-clear", diagnostics }
   }
   return { messages: out, cleared, count: cleared.length, freedTokens, diagnostics }
-}
+})

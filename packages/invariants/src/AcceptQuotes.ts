@@ -7,6 +7,8 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { describeValue, isCheckpointText, isInvariantsText } from "./internal/text.ts"
 import { INVARIANTS_LIMITS } from "./Policy.ts"
@@ -207,4 +209,18 @@ export const acceptQuotes: {
     quotes: ReadonlyArray<string>,
     options?: AcceptQuotesOptions<unknown> & { readonly format?: undefined }
   ): QuoteAcceptance
-} = accept
+  <M>(
+    quotes: ReadonlyArray<string>,
+    options: AcceptQuotesOptions<M> & { readonly format: MessageFormat<M> }
+  ): (summarized: ReadonlyArray<M>) => QuoteAcceptance
+  (
+    quotes: ReadonlyArray<string>,
+    options?: AcceptQuotesOptions<unknown> & { readonly format?: undefined }
+  ): <M>(summarized: ReadonlyArray<M>) => QuoteAcceptance
+} = dual(
+  // Both calls start with an array. Data-last is `(quotes)` or `(quotes, options)`, an options object second:
+  // anything else is the data-first call, so that a wrong value still gets its answer.
+  (args: IArguments) =>
+    args.length >= 3 || (args.length === 2 ? !Predicate.isObject(args[1]) : !Array.isArray(args[0])),
+  accept
+)

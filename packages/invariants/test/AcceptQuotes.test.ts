@@ -1,11 +1,11 @@
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import { acceptQuotes, QuoteRejected, renderInvariants, withInvariants } from "@ctxkit/invariants"
+import { acceptQuotes, type QuoteAcceptance, QuoteRejected, renderInvariants, withInvariants } from "@ctxkit/invariants"
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 
 const RULE = "Never use semicolons in generated code"
 
-const reasons = (result: ReturnType<typeof acceptQuotes>) => result.rejected.map((r) => r.reason)
+const reasons = (result: QuoteAcceptance) => result.rejected.map((r) => r.reason)
 
 describe("acceptQuotes: only the user's own words", () => {
   it("keeps a literal substring of a normal user message, exactly as given, in every format", () => {
