@@ -182,9 +182,9 @@ const collect = (sources: Readonly<Record<string, unknown>>, diagnostics: Array<
       const path = `instructions[${i}]`
       if (typeof text !== "string") return ignore(path, "malformed")
       if (!hasText(text)) return ignore(path, "empty")
-      if (text.length > INVARIANTS_LIMITS.instructionChars) return ignore(path, "too_long")
+      if (text.length > INVARIANTS_LIMITS.instructionChars) return ignore(path, "too-long")
       if (seen.has(text)) return ignore(path, "duplicate")
-      if (seen.size >= INVARIANTS_LIMITS.instructions) return ignore(path, "too_many")
+      if (seen.size >= INVARIANTS_LIMITS.instructions) return ignore(path, "too-many")
       seen.add(text)
       items.push({
         kind: "instruction",
@@ -251,7 +251,7 @@ const collect = (sources: Readonly<Record<string, unknown>>, diagnostics: Array<
         names.forEach((name: unknown, i) => {
           const path = `grants.names[${i}]`
           if (typeof name !== "string") return ignore(path, "malformed")
-          if (!GRANT_NAME.test(name)) return ignore(path, "not_a_name")
+          if (!GRANT_NAME.test(name)) return ignore(path, "not-a-name")
           if (seen.has(name)) return ignore(path, "duplicate")
           seen.add(name)
           items.push({ kind: "grant", section: SECTION.grants, priority: PRIORITY.grant, line: itemLine(name) })
