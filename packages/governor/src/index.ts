@@ -19,7 +19,7 @@ export {
   type GovernorDiagnostic,
   type GovernResult
 } from "./Govern.ts"
-export { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
+export { GovernorSettingAdjusted } from "./Diagnostics.ts"
 export { type ToolArguments, type ToolContext, type ToolKind, type ToolKindRule, type ToolKinds } from "./ToolKinds.ts"
 export { canonicalToolKinds } from "./tools/Canonical.ts"
 export { claudeCodeToolKinds } from "./tools/ClaudeCode.ts"
