@@ -8,9 +8,9 @@
  */
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
+import { GovernorSettingAdjusted } from "./Diagnostics.ts"
 import { ElisionReason } from "./ElisionStub.ts"
 import type { Elision, GovernOptions } from "./Govern.ts"
-import { GovernorSettingAdjusted } from "./Diagnostics.ts"
 import { type Analysis, analyze, type MessageFacts, type ResultFact } from "./internal/analysis.ts"
 import { elisionsOf, estimate, project } from "./internal/projection.ts"
 import { type Settings, settingsOf } from "./internal/settings.ts"

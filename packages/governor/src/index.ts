@@ -9,6 +9,7 @@
 
 export { ContextGoverned } from "./ContextGoverned.ts"
 export { ContextReport, contextReport, CriticalityReason, type ReportOptions, ReportSegment } from "./ContextReport.ts"
+export { GovernorSettingAdjusted } from "./Diagnostics.ts"
 export { ElidedCall, ElisionReason, elisionStub } from "./ElisionStub.ts"
 export {
   Elision,
@@ -19,7 +20,6 @@ export {
   type GovernorDiagnostic,
   type GovernResult
 } from "./Govern.ts"
-export { GovernorSettingAdjusted } from "./Diagnostics.ts"
 export { type ToolArguments, type ToolContext, type ToolKind, type ToolKindRule, type ToolKinds } from "./ToolKinds.ts"
 export { canonicalToolKinds } from "./tools/Canonical.ts"
 export { claudeCodeToolKinds } from "./tools/ClaudeCode.ts"
