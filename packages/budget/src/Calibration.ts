@@ -188,7 +188,8 @@ const update = (current: Calibration, input: CalibrationInput): CalibrationUpdat
  * const good = calibrate(uncalibrated, { tokens: 4_400, estimate: 4_000, truncated: false })
  * good.calibration.scale // 1.1
  *
- * // The tutorial's plateau: 3,725 reported for 6,204 estimated, flagged as truncated: never calibrates.
+ * // The plateau measured in the local-harness overflow guide: 3,725 reported for 6,204 estimated, flagged as
+ * // truncated: never calibrates.
  * const plateau = pipe(good.calibration, calibrate({ tokens: 3_725, estimate: 6_204, truncated: true }))
  * plateau.reason // "truncated"
  * plateau.calibration.scale // 1.1

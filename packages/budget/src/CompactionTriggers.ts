@@ -97,7 +97,8 @@ export interface ContextTriggerInput {
   readonly threshold?: number | undefined
   /**
    * The reply cap. When given, the window rule measures against `available(window, maxTokens)` instead of
-   * the whole window (the tutorial's policy); absent, against the window (the compaction seed's).
+   * the whole window (the local-harness overflow guide's policy); absent, against the window (Alisio's compaction
+   * design).
    */
   readonly maxTokens?: number | undefined
   /** `false` disables automatic compaction. Default true. */

@@ -192,7 +192,7 @@ export class WindowIgnored extends Schema.TaggedClass<WindowIgnored>("@ctxkit/bu
 
 /**
  * No configured, catalog or probed window was known: the fallback was used. With a `window`, that many tokens
- * are assumed (the tutorial assumes 4,096); without one, budgets use the character budget instead.
+ * are assumed (the local-harness overflow guide assumes 4,096); without one, budgets use the character budget instead.
  *
  * @example
  * ```ts

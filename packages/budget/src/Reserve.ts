@@ -53,7 +53,7 @@ export const reserve = (window: number | undefined, maxTokens?: number, maxConte
 
 /**
  * Tokens available for the input: `max(1, window − reserve(window, maxTokens))`. Every threshold other than
- * the compaction seed's window rule is a fraction of this. An untrusted window is replaced by the effective
+ * the window rule of Alisio's compaction design is a fraction of this. An untrusted window is replaced by the effective
  * budget of the character budget, as in {@link reserve}.
  *
  * @example

@@ -46,8 +46,8 @@ export const isTrustedWindow = (window: unknown): window is number =>
 
 /**
  * The candidate windows, in tokens, in the order they are believed. `fallback` is what to assume when none of
- * the others is known: a number (the tutorial assumes 4,096 and warns) or `undefined` (unknown: budgets use
- * the character budget).
+ * the others is known: a number (the local-harness overflow guide assumes 4,096 and warns) or `undefined`
+ * (unknown: budgets use the character budget).
  *
  * @inline
  * @since 0.1.0

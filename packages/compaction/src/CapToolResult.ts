@@ -8,10 +8,14 @@
 import type { Counter } from "@ctxkit/budget"
 import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { readSettings, setting, type SettingAdjustment } from "@ctxkit/core/Settings"
+import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
 import { describeValue, formatNumber } from "./internal/capFormat.ts"
+import { optionsFirst } from "./internal/dual.ts"
 import { pairSafeEnd } from "./internal/text.ts"
 
 /**
@@ -26,9 +30,15 @@ import { pairSafeEnd } from "./internal/text.ts"
 export interface TokenCapOptions {
   /** Tokens available for the input (window minus the reply reserve): a finite number > 0. */
   readonly available: number
-  /** The most tokens a result may take, whatever the window. Default 25,000. */
+  /**
+   * The most tokens a result may take, whatever the window: a number > 0 (`Infinity` leaves only the share).
+   * Default 25,000, also used (with a {@link CapOptionAdjusted}) for a value that is not such a number.
+   */
   readonly maxToolResultTokens?: number | undefined
-  /** The largest fraction of `available` a result may take, in (0, 1]. Default 0.2. */
+  /**
+   * The largest fraction of `available` a result may take, in (0, 1]. Default 0.2, also used (with a
+   * {@link CapOptionAdjusted}) for a value outside that range.
+   */
   readonly share?: number | undefined
   /** How to count. Default `approximateCounter`; a counter that throws or returns NaN falls back to it. */
   readonly counter?: Counter | undefined
@@ -37,6 +47,8 @@ export interface TokenCapOptions {
 /**
  * Options of a character cap: results whose size (in UTF-16 units of the text, or of its JSON string when
  * `measure` is `"json"`) is over `overChars` become their first `keepChars` characters followed by `marker`.
+ * A value that cannot be used is replaced by that of {@link ingestCharCap} (48,000, 40,000, its marker, `"text"`
+ * for `measure`) and reported with a {@link CapOptionAdjusted}.
  *
  * @category models
  * @since 0.1.0
@@ -76,8 +88,9 @@ export const ingestCharCap: CharCapOptions = {
 }
 
 /**
- * An option of `capToolResult` / `capToolResults` that cannot be used (`given` is the value as text). For the
- * cap options, nothing was capped; for `from`, every message was considered.
+ * An argument of `capToolResult` / `capToolResults` that cannot be used and has no default (`given` is the value
+ * as text): for `available`, `options` (not an options object) and `text`, nothing was capped; for `from`, every
+ * message was considered. Options that have a default are replaced by it instead ({@link CapOptionAdjusted}).
  *
  * @example
  * ```ts
@@ -94,7 +107,7 @@ export const ingestCharCap: CharCapOptions = {
 export class CapOptionInvalid extends Schema.TaggedClass<CapOptionInvalid>("@ctxkit/compaction/CapOptionInvalid")(
   "CapOptionInvalid",
   {
-    /** Which option: `available`, `share`, `maxToolResultTokens`, `overChars`, `keepChars`, `marker`, `measure`, `options`, `text` or `from`. */
+    /** Which argument: `available`, `options`, `text` or `from`. */
     option: Schema.String,
     /** The value given, as text. */
     given: Schema.String
@@ -110,15 +123,44 @@ export class CapOptionInvalid extends Schema.TaggedClass<CapOptionInvalid>("@ctx
 
 const RULES: Readonly<Record<string, string>> = {
   available: "a finite number of tokens greater than 0 (available(window, maxTokens) from @ctxkit/budget)",
-  share: "a fraction greater than 0 and at most 1 (default 0.2)",
-  maxToolResultTokens: "a number of tokens greater than 0 (default 25,000)",
-  overChars: "a finite number of characters, 0 or more",
-  keepChars: "a finite number of characters, 0 or more",
-  marker: "a string",
-  measure: "\"text\" or \"json\"",
   options: "token options ({ available }) or character options ({ overChars, keepChars, marker })",
   text: "a string",
   from: "a message index, 0 or more"
+}
+
+/**
+ * A cap option that cannot be used as given was replaced by its default (`given` and `used` as text): the cap
+ * still ran, with the value `used`.
+ *
+ * @example
+ * ```ts
+ * import { capToolResult } from "@ctxkit/compaction"
+ *
+ * const result = capToolResult("x".repeat(20_000), { available: 3_072, share: 1.5 })
+ * result.capped // true: capped with the default share 0.2
+ * result.diagnostics[0]?.message
+ * // "Option share = 1.5 cannot be used; used 0.2 instead. Set it to a fraction greater than 0 and at most 1."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class CapOptionAdjusted
+  extends Schema.TaggedClass<CapOptionAdjusted>("@ctxkit/compaction/CapOptionAdjusted")("CapOptionAdjusted", {
+    /** Which option: `share`, `maxToolResultTokens`, `overChars`, `keepChars`, `marker` or `measure`. */
+    option: Schema.String,
+    /** The value given, as text. */
+    given: Schema.String,
+    /** What the option accepts. */
+    accepted: Schema.String,
+    /** The value used instead, as text. */
+    used: Schema.String
+  })
+{
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
+  }
 }
 
 /**
@@ -169,7 +211,7 @@ export class CapLimitTooSmall extends Schema.TaggedClass<CapLimitTooSmall>("@ctx
  * @category diagnostics
  * @since 0.1.0
  */
-export type CapDiagnostic = CapOptionInvalid | CapLimitTooSmall | CounterFailed
+export type CapDiagnostic = CapOptionInvalid | CapOptionAdjusted | CapLimitTooSmall | CounterFailed
 
 /**
  * A capped (or untouched) tool result: the text to send, whether it was cut, what was left out, the figures behind
@@ -201,8 +243,40 @@ export interface CappedResult {
 
 type Capper = (text: string, tally: Tally) => CappedResult
 
-const isNumber = (value: unknown): value is number => typeof value === "number"
-const isChars = (value: unknown): value is number => isNumber(value) && value >= 0 && Number.isFinite(value)
+const Chars = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+const CHARS = "a finite number of characters, 0 or more"
+
+// The cap options that have a default: a bad value is replaced by it and reported (the one bad-options policy).
+const tokenFields = {
+  share: setting(Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1)), {
+    accepted: "a fraction greater than 0 and at most 1",
+    default: 0.2
+  }),
+  maxToolResultTokens: setting(Schema.Number.check(Schema.isGreaterThan(0)), {
+    accepted: "a number of tokens greater than 0",
+    default: 25_000
+  })
+}
+const charFields = {
+  overChars: setting(Chars, { accepted: CHARS, default: ingestCharCap.overChars }),
+  keepChars: setting(Chars, { accepted: CHARS, default: ingestCharCap.keepChars }),
+  marker: setting(Schema.String, { accepted: "a string", default: ingestCharCap.marker }),
+  measure: setting(Schema.Literals(["text", "json"]), { accepted: "\"text\" or \"json\"", default: "text" })
+}
+
+const shown = (value: unknown): string => Predicate.isString(value) ? JSON.stringify(value) : describeValue(value)
+
+const adjustedOf = (adjusted: ReadonlyArray<SettingAdjustment>): Array<CapDiagnostic> =>
+  adjusted.map((a) =>
+    new CapOptionAdjusted({
+      option: a.option,
+      given: describeValue(a.given),
+      accepted: a.accepted,
+      used: shown(a.used)
+    })
+  )
+
+const isChars = (value: unknown): value is number => Predicate.isNumber(value) && value >= 0 && Number.isFinite(value)
 
 const unchanged = (text: string, diagnostics: ReadonlyArray<CapDiagnostic>, extra: Partial<CappedResult> = {}) => ({
   text,
@@ -222,17 +296,21 @@ const invalidOption = (option: string, given: unknown): CapOptionInvalid =>
 const limitOf = (share: number, available: number, max: number): number =>
   Math.floor(Math.round(Math.min(share * available, max) * 1e6) / 1e6)
 
-const tokenCapper = (options: TokenCapOptions): Capper | CapOptionInvalid => {
+/** A capper and the diagnostics of the options replaced by their defaults; or the refusal. */
+interface Cap {
+  readonly capper: Capper
+  readonly adjusted: ReadonlyArray<CapDiagnostic>
+}
+
+const tokenCapper = (options: TokenCapOptions): Cap | CapOptionInvalid => {
   const { available } = options
-  const share = options.share ?? 0.2
-  const max = options.maxToolResultTokens ?? 25_000
-  if (!isNumber(available) || !(available > 0) || !Number.isFinite(available)) {
+  // `available` has no safe default: a wrong room would cut too much or too little.
+  if (!Predicate.isNumber(available) || !(available > 0) || !Number.isFinite(available)) {
     return invalidOption("available", available)
   }
-  if (!isNumber(share) || !(share > 0) || share > 1) return invalidOption("share", share)
-  if (!isNumber(max) || !(max > 0)) return invalidOption("maxToolResultTokens", max)
-  const limit = limitOf(share, available, max)
-  return (text, tally) => {
+  const { adjusted, settings } = readSettings(tokenFields, options)
+  const limit = limitOf(settings.share, available, settings.maxToolResultTokens)
+  const capper: Capper = (text, tally) => {
     const tokensBefore = tally.count(text)
     if (tokensBefore <= limit) return unchanged(text, [], { limitTokens: limit, tokensBefore })
     const fitted = fitWithin(text, tokensBefore, limit, tally)
@@ -248,6 +326,7 @@ const tokenCapper = (options: TokenCapOptions): Capper | CapOptionInvalid => {
       diagnostics
     }
   }
+  return { capper, adjusted: adjustedOf(adjusted) }
 }
 
 const fromComposed = (composed: Composed) => ({
@@ -259,15 +338,11 @@ const fromComposed = (composed: Composed) => ({
   keptTail: composed.tail
 })
 
-const charCapper = (options: CharCapOptions): Capper | CapOptionInvalid => {
-  const { keepChars, marker, overChars } = options
-  const measure = options.measure ?? "text"
-  if (!isChars(overChars)) return invalidOption("overChars", overChars)
-  if (!isChars(keepChars)) return invalidOption("keepChars", keepChars)
-  if (typeof marker !== "string") return invalidOption("marker", marker)
-  if (measure !== "text" && measure !== "json") return invalidOption("measure", measure)
-  const keep = Math.floor(keepChars)
-  return (text) => {
+const charCapper = (options: CharCapOptions): Cap => {
+  const { adjusted, settings } = readSettings(charFields, options)
+  const { marker, measure, overChars } = settings
+  const keep = Math.floor(settings.keepChars)
+  const capper: Capper = (text) => {
     const measuredChars = measure === "json" ? JSON.stringify(text).length : text.length
     // Nothing would be left out: appending the marker would claim a cut that did not happen.
     if (measuredChars <= overChars || keep >= text.length) return unchanged(text, [], { measuredChars })
@@ -283,15 +358,16 @@ const charCapper = (options: CharCapOptions): Capper | CapOptionInvalid => {
       diagnostics: []
     }
   }
+  return { capper, adjusted: adjustedOf(adjusted) }
 }
 
-const capperOf = (options: TokenCapOptions | CharCapOptions): Capper | CapOptionInvalid => {
-  if (typeof options !== "object" || options === null) return invalidOption("options", options)
+const capperOf = (options: TokenCapOptions | CharCapOptions): Cap | CapOptionInvalid => {
+  if (!Predicate.isObject(options as unknown)) return invalidOption("options", options)
   return "overChars" in options ? charCapper(options) : tokenCapper(options)
 }
 
 const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptions["counter"] =>
-  typeof options === "object" && options !== null && "counter" in options ? options.counter : undefined
+  Predicate.isObject(options as unknown) && "counter" in options ? options.counter : undefined
 
 /**
  * Caps one tool result.
@@ -310,8 +386,11 @@ const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptio
  * characters (one fewer rather than split a surrogate pair) followed by the marker, verbatim. A result that keeps
  * all its characters is left as it is rather than marked as cut.
  *
- * Never throws: unusable options leave the text as it is with a {@link CapOptionInvalid} diagnostic, and a counter
- * that throws or returns NaN is replaced by the approximate count with a `CounterFailed` diagnostic.
+ * Never throws. An option that has a default (`share`, `maxToolResultTokens`, the character cap's options) and a
+ * value that cannot be used is replaced by its default, with a {@link CapOptionAdjusted} diagnostic; an unusable
+ * `available` (no safe default) or options that are not an object leave the text as it is with a
+ * {@link CapOptionInvalid}. A counter that throws or returns NaN is replaced by the approximate count with a
+ * `CounterFailed` diagnostic.
  *
  * @example
  * ```ts
@@ -331,12 +410,13 @@ const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptio
  */
 export const capToolResult = (text: string, options: TokenCapOptions | CharCapOptions): CappedResult => {
   if (typeof text !== "string") return unchanged(text, [invalidOption("text", text)])
-  const capper = capperOf(options)
-  if (capper instanceof CapOptionInvalid) return unchanged(text, [capper])
+  const cap = capperOf(options)
+  if (cap instanceof CapOptionInvalid) return unchanged(text, [cap])
   const tally = new Tally(counterOption(options))
-  const result = capper(text, tally)
+  const result = cap.capper(text, tally)
   const failures = tally.diagnostics()
-  return failures.length === 0 ? result : { ...result, diagnostics: [...result.diagnostics, ...failures] }
+  if (cap.adjusted.length === 0 && failures.length === 0) return result
+  return { ...result, diagnostics: [...cap.adjusted, ...result.diagnostics, ...failures] }
 }
 
 /**
@@ -406,15 +486,20 @@ export interface CapToolResultsResult<M> {
  * @since 0.1.0
  */
 export const capToolResults: {
+  <M>(options: CapToolResultsOptions<M> & { readonly format: MessageFormat<M> }): (
+    messages: ReadonlyArray<M>
+  ) => CapToolResultsResult<M>
+  (options: CapToolResultsOptions<unknown>): <M>(messages: ReadonlyArray<M>) => CapToolResultsResult<M>
   <M>(
     messages: ReadonlyArray<NoInfer<M>>,
     options: CapToolResultsOptions<M> & { readonly format: MessageFormat<M> }
   ): CapToolResultsResult<M>
   <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<NoInfer<M>>): CapToolResultsResult<M>
-} = <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<M>): CapToolResultsResult<M> => {
-  const capper = capperOf(options)
-  if (capper instanceof CapOptionInvalid) return { messages, capped: [], diagnostics: [capper] }
-  const diagnostics: Array<CapDiagnostic> = []
+} = dual(optionsFirst, <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<M>): CapToolResultsResult<M> => {
+  const cap = capperOf(options)
+  if (cap instanceof CapOptionInvalid) return { messages, capped: [], diagnostics: [cap] }
+  const { capper } = cap
+  const diagnostics: Array<CapDiagnostic> = [...cap.adjusted]
   const format = options.format ?? (formats.auto as MessageFormat<M>)
   const given = options.from ?? 0
   let from = 0
@@ -447,4 +532,4 @@ export const capToolResults: {
   if (tooSmall !== undefined) diagnostics.push(tooSmall)
   diagnostics.push(...tally.diagnostics())
   return { messages: out ?? messages, capped, diagnostics }
-}
+})

@@ -4,6 +4,8 @@
  *
  * @since 0.1.0
  */
+import { dual } from "effect/Function"
+import { optionsFirst } from "./internal/dual.ts"
 import { serializeForSummary, type SerializeOptions } from "./SerializeForSummary.ts"
 import type { SummaryRequest } from "./Summarizer.ts"
 
@@ -149,22 +151,25 @@ const CLOSING_TAG = /<\/transcript>/gi
  * @category compaction
  * @since 0.1.0
  */
-export const summaryRequest = <M>(
-  messages: ReadonlyArray<M>,
-  options: SummaryRequestOptions<NoInfer<M>> = {}
-): SummaryRequest => {
-  const focus = typeof options.focus === "string" ? options.focus.trim() : ""
-  const requested = options.maxOutputTokens
-  const maxOutputTokens = typeof requested === "number" && Number.isFinite(requested) && requested >= 1
-    ? Math.floor(requested)
-    : DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS
-  return {
-    system: checkpointInstructions(options),
-    prompt: SUMMARY_PROMPT +
-      (focus.length > 0 ? `\n\nAdditional focus requested by the user: ${focus}` : "") +
-      `\n\n<transcript>\n${
-        serializeForSummary(messages, options).replace(CLOSING_TAG, "<\\/transcript>")
-      }\n</transcript>`,
-    maxOutputTokens
+export const summaryRequest: {
+  <M>(options: SummaryRequestOptions<M>): (messages: ReadonlyArray<M>) => SummaryRequest
+  <M>(messages: ReadonlyArray<M>, options?: SummaryRequestOptions<NoInfer<M>>): SummaryRequest
+} = dual(
+  optionsFirst,
+  <M>(messages: ReadonlyArray<M>, options: SummaryRequestOptions<NoInfer<M>> = {}): SummaryRequest => {
+    const focus = typeof options.focus === "string" ? options.focus.trim() : ""
+    const requested = options.maxOutputTokens
+    const maxOutputTokens = typeof requested === "number" && Number.isFinite(requested) && requested >= 1
+      ? Math.floor(requested)
+      : DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS
+    return {
+      system: checkpointInstructions(options),
+      prompt: SUMMARY_PROMPT +
+        (focus.length > 0 ? `\n\nAdditional focus requested by the user: ${focus}` : "") +
+        `\n\n<transcript>\n${
+          serializeForSummary(messages, options).replace(CLOSING_TAG, "<\\/transcript>")
+        }\n</transcript>`,
+      maxOutputTokens
+    }
   }
-}
+)

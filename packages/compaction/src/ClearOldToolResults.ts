@@ -8,12 +8,16 @@
 import type { Counter } from "@ctxkit/budget"
 import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { readSettings, setting } from "@ctxkit/core/Settings"
+import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { describeValue } from "./internal/capFormat.ts"
+import { optionsFirst } from "./internal/dual.ts"
 
 /**
- * The text that replaces a cleared tool result, exactly as the tutorial writes it.
+ * The text that replaces a cleared tool result, exactly as the local-harness overflow guide writes it.
  *
  * @example
  * ```ts
@@ -36,6 +40,9 @@ export const CLEARED_NOTE = "[Old tool result cleared to save context. Run the t
  * - `excludeTools`: names of tools whose results are never cleared (and not counted among the most recent).
  * - `format` (default `formats.auto`) and `counter` (a `TokenCounter` or `(text) => number`; default
  *   `approximateCounter`) for the freed-token figures.
+ *
+ * A value that cannot be used is replaced by the default (for `excludeTools`, by the tool names it holds) and
+ * reported with a {@link ClearOptionAdjusted}; clearing still runs.
  *
  * @category models
  * @since 0.1.0
@@ -63,15 +70,16 @@ export interface ClearedToolResult {
 }
 
 /**
- * An option of {@link clearOldToolResults} that cannot be used (`given` is the value as text): nothing was cleared.
+ * The options of {@link clearOldToolResults} are not an options object (`given` is the value as text): nothing
+ * was cleared. A single option that cannot be used is replaced by its default instead ({@link ClearOptionAdjusted}).
  *
  * @example
  * ```ts
  * import { clearOldToolResults } from "@ctxkit/compaction"
  *
- * const result = clearOldToolResults([], { keepToolResults: -1 })
+ * const result = clearOldToolResults([], 42 as never)
  * result.skipped // "invalid-options"
- * result.diagnostics[0]?.message // "Option keepToolResults = -1 cannot be used: ..."
+ * result.diagnostics[0]?.message // "Option options = 42 cannot be used: it must be an options object; nothing was cleared."
  * ```
  *
  * @category diagnostics
@@ -79,7 +87,7 @@ export interface ClearedToolResult {
  */
 export class ClearOptionInvalid
   extends Schema.TaggedClass<ClearOptionInvalid>("@ctxkit/compaction/ClearOptionInvalid")("ClearOptionInvalid", {
-    /** `keepToolResults`, `clearAtLeast`, `excludeTools` or `options`. */
+    /** `options` (the only argument without a default). */
     option: Schema.String,
     /** The value given, as text. */
     given: Schema.String
@@ -87,14 +95,41 @@ export class ClearOptionInvalid
 {
   /** What happened and what to do about it. */
   get message(): string {
-    const rule = this.option === "keepToolResults"
-      ? "a whole number of tool results, 0 or more (default 6)"
-      : this.option === "clearAtLeast"
-      ? "a number of tokens, 0 or more"
-      : this.option === "excludeTools"
-      ? "an array of tool names"
-      : "an options object"
-    return `Option ${this.option} = ${this.given} cannot be used: it must be ${rule}; nothing was cleared.`
+    return `Option ${this.option} = ${this.given} cannot be used: it must be an options object; nothing was cleared.`
+  }
+}
+
+/**
+ * An option of {@link clearOldToolResults} that cannot be used as given was replaced (`given` and `used` as
+ * text): clearing ran with the value `used`.
+ *
+ * @example
+ * ```ts
+ * import { clearOldToolResults } from "@ctxkit/compaction"
+ *
+ * const result = clearOldToolResults([], { keepToolResults: -1 })
+ * result.diagnostics[0]?.message
+ * // "Option keepToolResults = -1 cannot be used; used 6 instead. Set it to a whole number of tool results, 0 or more."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class ClearOptionAdjusted
+  extends Schema.TaggedClass<ClearOptionAdjusted>("@ctxkit/compaction/ClearOptionAdjusted")("ClearOptionAdjusted", {
+    /** `keepToolResults`, `clearAtLeast` or `excludeTools`. */
+    option: Schema.String,
+    /** The value given, as text. */
+    given: Schema.String,
+    /** What the option accepts. */
+    accepted: Schema.String,
+    /** The value used instead, as text. */
+    used: Schema.String
+  })
+{
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
   }
 }
 
@@ -111,7 +146,7 @@ export class ClearOptionInvalid
  * @category diagnostics
  * @since 0.1.0
  */
-export type ClearDiagnostic = ClearOptionInvalid | CounterFailed
+export type ClearDiagnostic = ClearOptionInvalid | ClearOptionAdjusted | CounterFailed
 
 /**
  * What {@link clearOldToolResults} did: the messages (the same array when nothing was cleared), the results
@@ -119,7 +154,7 @@ export type ClearDiagnostic = ClearOptionInvalid | CounterFailed
  *
  * - `nothing-to-clear`: every old result is already cleared, protected, excluded, or too small to free anything;
  * - `below-clear-at-least`: clearing would free only `wouldFree` tokens, fewer than `clearAtLeast`;
- * - `invalid-options`: an option could not be used (see `diagnostics`).
+ * - `invalid-options`: the options are not an options object (see `diagnostics`).
  *
  * @category models
  * @since 0.1.0
@@ -135,24 +170,27 @@ export interface ClearResult<M> {
   readonly diagnostics: ReadonlyArray<ClearDiagnostic>
 }
 
-interface Settings {
-  readonly keep: number
-  readonly clearAtLeast: number
-  readonly exclude: ReadonlySet<string>
+// A list that is not one of names keeps the names it holds: dropping them would clear what was meant to stay.
+const toolNames = (given: unknown): ReadonlyArray<string> =>
+  Predicate.isString(given) ? [given] : Array.isArray(given) ? given.filter(Predicate.isString) : []
+
+const fields = {
+  keepToolResults: setting(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), {
+    accepted: "a whole number of tool results, 0 or more",
+    default: 6
+  }),
+  clearAtLeast: setting(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)), {
+    accepted: "a number of tokens, 0 or more",
+    default: 0
+  }),
+  excludeTools: setting(Schema.Array(Schema.String), {
+    accepted: "an array of tool names",
+    default: [],
+    repair: toolNames
+  })
 }
 
-const settingsOf = (options: ClearOptions<unknown> | undefined): Settings | ClearOptionInvalid => {
-  const bad = (option: string, given: unknown) => new ClearOptionInvalid({ option, given: describeValue(given) })
-  if (options === undefined) return { keep: 6, clearAtLeast: 0, exclude: new Set() }
-  if (typeof options !== "object" || options === null) return bad("options", options)
-  const keep = options.keepToolResults ?? 6
-  if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 0) return bad("keepToolResults", keep)
-  const clearAtLeast = options.clearAtLeast ?? 0
-  if (typeof clearAtLeast !== "number" || !(clearAtLeast >= 0)) return bad("clearAtLeast", clearAtLeast)
-  const exclude = options.excludeTools ?? []
-  if (!Array.isArray(exclude) || exclude.some((name) => typeof name !== "string")) return bad("excludeTools", exclude)
-  return { keep, clearAtLeast, exclude: new Set(exclude) }
-}
+const shown = (value: unknown): string => Array.isArray(value) ? JSON.stringify(value) : describeValue(value)
 
 interface Candidate {
   readonly index: number
@@ -207,16 +245,32 @@ const keyOf = (index: number, callId: string): string => `${index}\u0000${callId
  * @since 0.1.0
  */
 export const clearOldToolResults: {
+  <M>(options: ClearOptions<M> & { readonly format: MessageFormat<M> }): (messages: ReadonlyArray<M>) => ClearResult<M>
+  (options?: ClearOptions<unknown>): <M>(messages: ReadonlyArray<M>) => ClearResult<M>
   <M>(
     messages: ReadonlyArray<NoInfer<M>>,
     options: ClearOptions<M> & { readonly format: MessageFormat<M> }
   ): ClearResult<M>
   <M>(messages: ReadonlyArray<M>, options?: ClearOptions<NoInfer<M>>): ClearResult<M>
-} = <M>(messages: ReadonlyArray<M>, options?: ClearOptions<M>): ClearResult<M> => {
-  const settings = settingsOf(options as ClearOptions<unknown> | undefined)
-  if (settings instanceof ClearOptionInvalid) {
-    return { messages, cleared: [], count: 0, freedTokens: 0, skipped: "invalid-options", diagnostics: [settings] }
+} = dual(optionsFirst, <M>(messages: ReadonlyArray<M>, options?: ClearOptions<M>): ClearResult<M> => {
+  if (options !== undefined && !Predicate.isObject(options as unknown)) {
+    const refused = new ClearOptionInvalid({ option: "options", given: describeValue(options) })
+    return { messages, cleared: [], count: 0, freedTokens: 0, skipped: "invalid-options", diagnostics: [refused] }
   }
+  const read = readSettings(fields, options)
+  const settings = {
+    keep: read.settings.keepToolResults,
+    clearAtLeast: read.settings.clearAtLeast,
+    exclude: new Set(read.settings.excludeTools)
+  }
+  const adjusted = read.adjusted.map((a) =>
+    new ClearOptionAdjusted({
+      option: a.option,
+      given: describeValue(a.given),
+      accepted: a.accepted,
+      used: shown(a.used)
+    })
+  )
   const format = options?.format ?? (formats.auto as MessageFormat<M>)
   // One pass for the call names (a result may not record its tool's name), one for the results.
   const callNames = new Map<string, string>()
@@ -254,7 +308,7 @@ export const clearOldToolResults: {
     planning.add(key)
     planned.push({ index: c.index, callId: c.callId, ...(c.tool === undefined ? {} : { tool: c.tool }), tokens })
   }
-  const diagnostics = tally.diagnostics()
+  const diagnostics: ReadonlyArray<ClearDiagnostic> = [...adjusted, ...tally.diagnostics()]
   if (planned.length === 0) {
     return { messages, cleared: [], count: 0, freedTokens: 0, skipped: "nothing-to-clear", diagnostics }
   }
@@ -287,4 +341,4 @@ export const clearOldToolResults: {
     return { messages, cleared: [], count: 0, freedTokens: 0, skipped: "nothing-to-clear", diagnostics }
   }
   return { messages: out, cleared, count: cleared.length, freedTokens, diagnostics }
-}
+})

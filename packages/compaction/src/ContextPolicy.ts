@@ -1,11 +1,14 @@
 /**
- * The tutorial's context policy in four numbers, and the decision it drives before each model call: do nothing,
- * clear old tool results, or compact (after clearing, when clearing cannot bring the context under `compactAt`).
+ * The context policy of the local-harness overflow guide in four numbers, and the decision it drives before each
+ * model call: do nothing, clear old tool results, or compact (after clearing, when clearing cannot bring the
+ * context under `compactAt`).
  * Everything is measured against `available`, the input room of the window (`available(window, maxTokens)` from
  * `@ctxkit/budget`).
  *
  * @since 0.1.0
  */
+import { readSettings, setting } from "@ctxkit/core/Settings"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -35,8 +38,8 @@ export interface ContextPolicy {
 }
 
 /**
- * The tutorial's policy: results capped at 25,000 tokens (and 20% of `available`), old results cleared past 60%
- * of `available` keeping the 6 most recent, compaction past 85%.
+ * The local-harness overflow guide's policy: results capped at 25,000 tokens (and 20% of `available`), old
+ * results cleared past 60% of `available` keeping the 6 most recent, compaction past 85%.
  *
  * @example
  * ```ts
@@ -56,18 +59,19 @@ export const defaultContextPolicy: ContextPolicy = {
 }
 
 /**
- * A context policy or a context state that cannot drive a decision: `field` names the offending setting or
- * measure (`clearAt`, `compactAt`, `maxToolResultTokens`, `keepToolResults`, `used`, `available`, `clearable`,
- * or `policy` for a config that is not an object) and `message` says what is wrong and how to fix it.
+ * A context state that cannot drive a decision ({@link decideContextAction}), or a policy config that cannot be
+ * decoded ({@link decodeContextPolicy}): `field` names the offending measure or setting (`used`, `available`,
+ * `clearable`; `clearAt`, `compactAt`, `maxToolResultTokens`, `keepToolResults`, or `policy` for a config that
+ * is not an object) and `message` says what is wrong and how to fix it.
  *
  * @example
  * ```ts
  * import { decideContextAction, defaultContextPolicy } from "@ctxkit/compaction"
  * import * as Result from "effect/Result"
  *
- * const decision = decideContextAction({ used: 1_000, available: 3_072 }, { ...defaultContextPolicy, clearAt: 0.9 })
+ * const decision = decideContextAction({ used: Number.NaN, available: 3_072 }, defaultContextPolicy)
  * if (Result.isFailure(decision)) {
- *   decision.failure.field // "clearAt"
+ *   decision.failure.field // "used"
  * }
  * ```
  *
@@ -80,6 +84,45 @@ export class InvalidContextPolicy extends Schema.TaggedError<InvalidContextPolic
   /** The setting or measure at fault. */
   field: Schema.String
 }) {}
+
+/**
+ * A field of the context policy given to {@link decideContextAction} could not be used, so its value in
+ * {@link defaultContextPolicy} was (`given` and `used` as text; `option` is `policy` when the policy is not an
+ * object, then the whole default policy was used). `clearAt` above `compactAt` is reported on `clearAt`.
+ *
+ * @example
+ * ```ts
+ * import { decideContextAction, defaultContextPolicy } from "@ctxkit/compaction"
+ * import * as Result from "effect/Result"
+ *
+ * const action = Result.getOrThrow(decideContextAction({ used: 1_000, available: 3_072 }, { ...defaultContextPolicy, clearAt: 2 }))
+ * action.diagnostics?.[0]?.message
+ * // "Option clearAt = 2 cannot be used; used 0.6 instead. Set it to a fraction of the available tokens greater than 0 and at most 1, at most compactAt."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class ContextPolicyAdjusted
+  extends Schema.TaggedClass<ContextPolicyAdjusted>("@ctxkit/compaction/ContextPolicyAdjusted")(
+    "ContextPolicyAdjusted",
+    {
+      /** `maxToolResultTokens`, `clearAt`, `compactAt`, `keepToolResults` or `policy`. */
+      option: Schema.String,
+      /** The value given, as text. */
+      given: Schema.String,
+      /** What the field accepts. */
+      accepted: Schema.String,
+      /** The value used instead, as text. */
+      used: Schema.String
+    }
+  )
+{
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
+  }
+}
 
 /**
  * Where the context stands before the next model call.
@@ -113,7 +156,9 @@ const figures = {
   /** Tokens clearing would free, when the state said. */
   clearable: Schema.optionalKey(Schema.Number),
   /** `max(0, used − clearable)`, when `clearable` is known. */
-  afterClearing: Schema.optionalKey(Schema.Number)
+  afterClearing: Schema.optionalKey(Schema.Number),
+  /** The policy fields replaced by their default, when any was (absent otherwise). */
+  diagnostics: Schema.optionalKey(Schema.Array(ContextPolicyAdjusted))
 }
 
 /**
@@ -226,6 +271,68 @@ const checkPolicy = (policy: ContextPolicy): Result.Result<ContextPolicy, Invali
   return Result.succeed(policy)
 }
 
+const FRACTION = "a fraction of the available tokens greater than 0 and at most 1"
+const Fraction = Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))
+
+// Every field has a default (defaultContextPolicy): a bad one is replaced by it and reported, never refused.
+const policyFields = {
+  maxToolResultTokens: setting(Schema.Finite.check(Schema.isGreaterThan(0)), {
+    accepted: "a finite number of tokens greater than 0",
+    default: defaultContextPolicy.maxToolResultTokens
+  }),
+  clearAt: setting(Fraction, { accepted: `${FRACTION}, at most compactAt`, default: defaultContextPolicy.clearAt }),
+  compactAt: setting(Fraction, { accepted: FRACTION, default: defaultContextPolicy.compactAt }),
+  keepToolResults: setting(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), {
+    accepted: "a whole number of tool results, 0 or more",
+    default: defaultContextPolicy.keepToolResults
+  })
+}
+
+/** The policy to decide with: each unusable field replaced by its default, with one diagnostic each. */
+const usablePolicy = (
+  policy: unknown
+): { readonly policy: ContextPolicy; readonly diagnostics: ReadonlyArray<ContextPolicyAdjusted> } => {
+  const diagnostics: Array<ContextPolicyAdjusted> = []
+  if (!Predicate.isObject(policy)) {
+    diagnostics.push(
+      new ContextPolicyAdjusted({
+        option: "policy",
+        given: describeValue(policy),
+        accepted: "an object with maxToolResultTokens, clearAt, compactAt and keepToolResults",
+        used: "defaultContextPolicy"
+      })
+    )
+  }
+  const read = readSettings(policyFields, policy)
+  for (const a of read.adjusted) {
+    diagnostics.push(
+      new ContextPolicyAdjusted({
+        option: a.option,
+        given: describeValue(a.given),
+        accepted: a.accepted,
+        used: String(a.used)
+      })
+    )
+  }
+  const { compactAt } = read.settings
+  let { clearAt } = read.settings
+  // Clearing is the cheaper step and comes first: a clearAt above compactAt falls back to the default (or
+  // compactAt itself when the default is above it too).
+  if (clearAt > compactAt) {
+    const used = Math.min(defaultContextPolicy.clearAt, compactAt)
+    diagnostics.push(
+      new ContextPolicyAdjusted({
+        option: "clearAt",
+        given: `${clearAt} (above compactAt ${compactAt})`,
+        accepted: policyFields.clearAt.accepted,
+        used: String(used)
+      })
+    )
+    clearAt = used
+  }
+  return { policy: { ...read.settings, clearAt }, diagnostics }
+}
+
 const isCount = (value: unknown): value is number => isNumber(value) && value >= 0 && Number.isFinite(value)
 
 // Products such as 0.6 × 3,072 come out as 1843.1999999999998; six decimals is far below a token.
@@ -234,7 +341,7 @@ const tokensAt = (fraction: number, available: number): number => Math.round(fra
 const percent = (used: number, available: number): string => `${formatNumber((used / available) * 100)}%`
 
 /**
- * The next step of the tutorial's context management, as a pure decision the caller loops on:
+ * The next step of the local-harness overflow guide's context management, as a pure decision the caller loops on:
  *
  * - `used ≤ clearAt × available` → `Nothing` (`below: "clearAt"`);
  * - over it, with `clearable` unknown or above 0 → `Clear`, unless `used − clearable` is known to stay over
@@ -243,11 +350,14 @@ const percent = (used: number, available: number): string => `${formatNumber((us
  *   (`below: "compactAt"`).
  *
  * A typical loop: decide; on `Clear`, run `clearOldToolResults`, measure again and decide again with `clearable: 0`
- * (or the new `freedTokens`); on `Compact`, clear first when asked, then compact. The policy (default
- * {@link defaultContextPolicy}) and the state are checked: a fraction outside (0, 1], `clearAt` above `compactAt`,
- * a `maxToolResultTokens` that is not a finite number > 0, a `keepToolResults` that is not a whole number ≥ 0,
- * a `used` or `clearable` that is not a finite number ≥ 0, or an `available` that is not a finite number > 0 fail
- * with {@link InvalidContextPolicy} naming the field and the fix.
+ * (or the new `freedTokens`); on `Compact`, clear first when asked, then compact.
+ *
+ * The policy (default {@link defaultContextPolicy}) is read field by field: a fraction outside (0, 1], `clearAt`
+ * above `compactAt`, a `maxToolResultTokens` that is not a finite number > 0 or a `keepToolResults` that is not a
+ * whole number ≥ 0 is replaced by its default and reported in the action's `diagnostics`
+ * ({@link ContextPolicyAdjusted}). The state has no default: a `used` or `clearable` that is not a finite number
+ * ≥ 0, or an `available` that is not a finite number > 0, fails with {@link InvalidContextPolicy} naming the
+ * field and the fix.
  *
  * @example
  * ```ts
@@ -271,9 +381,8 @@ export const decideContextAction = (
   state: ContextState,
   policy: ContextPolicy = defaultContextPolicy
 ): Result.Result<ContextAction, InvalidContextPolicy> => {
-  const checked = checkPolicy(policy)
-  if (Result.isFailure(checked)) return Result.fail(checked.failure)
-  const { clearAt, compactAt } = checked.success
+  const usable = usablePolicy(policy)
+  const { clearAt, compactAt } = usable.policy
   const given: Partial<ContextState> = typeof state === "object" && state !== null ? state : {}
   const { available, clearable, used } = given
   if (!isCount(used)) {
@@ -309,7 +418,8 @@ export const decideContextAction = (
     clearAtTokens,
     compactAtTokens,
     ...(clearable === undefined ? {} : { clearable }),
-    ...(afterClearing === undefined ? {} : { afterClearing })
+    ...(afterClearing === undefined ? {} : { afterClearing }),
+    ...(usable.diagnostics.length === 0 ? {} : { diagnostics: usable.diagnostics })
   }
   const uses = `Context uses ${formatNumber(used)} of ${formatNumber(available)} available tokens (${
     percent(used, available)

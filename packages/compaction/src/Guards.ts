@@ -6,6 +6,9 @@
  */
 import { formats, type MessageFormat, toolGroups } from "@ctxkit/core"
 import { looksTruncated, OVERFLOW_MIN_GROWTH_COMPACT, type RequestSample } from "@ctxkit/overflow"
+import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
+import { valueFirst } from "./internal/dual.ts"
 import { charLimit, clipItem, ITEM_TRUNCATION_MARKER } from "./internal/serializeText.ts"
 
 /**
@@ -315,7 +318,10 @@ const lastTurnsStart = <M>(
  * @category guards
  * @since 0.1.0
  */
-export const compactionAttempt = <M>(
+export const compactionAttempt: {
+  <M>(step: CompactionAttemptStep, options?: AttemptOptions<M>): (summarized: ReadonlyArray<M>) => ReadonlyArray<M>
+  <M>(summarized: ReadonlyArray<M>, step: CompactionAttemptStep, options?: AttemptOptions<NoInfer<M>>): ReadonlyArray<M>
+} = dual(valueFirst(Predicate.isString), <M>(
   summarized: ReadonlyArray<M>,
   step: CompactionAttemptStep,
   options: AttemptOptions<NoInfer<M>> = {}
@@ -339,4 +345,4 @@ export const compactionAttempt = <M>(
   }
   const reduced = reduceToolResults(tail, format, limit)
   return checkpoint === undefined ? reduced : [checkpoint, ...reduced]
-}
+})

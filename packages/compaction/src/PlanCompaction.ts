@@ -6,6 +6,8 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { dual } from "effect/Function"
+import { optionsFirst } from "./internal/dual.ts"
 import { planBoundaries } from "./internal/planBoundaries.ts"
 
 /**
@@ -158,12 +160,19 @@ const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArr
  * @since 0.1.0
  */
 export const planCompaction: {
+  <M>(options: PlanOptions<M> & { readonly format: MessageFormat<M> }): (
+    history: ReadonlyArray<M>
+  ) => CompactionPlan<M> | NoPlan
+  (options?: PlanOptions<unknown>): <M>(history: ReadonlyArray<M>) => CompactionPlan<M> | NoPlan
   <M>(
     history: ReadonlyArray<NoInfer<M>>,
     options: PlanOptions<M> & { readonly format: MessageFormat<M> }
   ): CompactionPlan<M> | NoPlan
   <M>(history: ReadonlyArray<M>, options?: PlanOptions<NoInfer<M>>): CompactionPlan<M> | NoPlan
-} = <M>(history: ReadonlyArray<M>, given?: PlanOptions<M>): CompactionPlan<M> | NoPlan => {
+} = dual(optionsFirst, <M>(
+  history: ReadonlyArray<M>,
+  given?: PlanOptions<M>
+): CompactionPlan<M> | NoPlan => {
   // `null` or a non-object from untyped callers reads as "no options".
   const options: PlanOptions<M> = typeof given === "object" && given !== null ? given : {}
   const keepTurns = options.keepTurns ?? DEFAULT_KEEP_TURNS
@@ -247,7 +256,7 @@ export const planCompaction: {
     turnStarts,
     midTurn
   }
-}
+})
 
 /**
  * The history after a compaction: the retained messages (in order), the checkpoint, then the kept messages —

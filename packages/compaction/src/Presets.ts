@@ -1,5 +1,6 @@
 /**
- * Compaction presets: the settings of the two seeds as plain values, for a host (or `@ctxkit/engine`) to pass to
+ * Compaction presets: the settings of Alisio's compaction design and of the local-harness overflow guide as plain
+ * values, for a host (or `@ctxkit/engine`) to pass to
  * `compact`, `ensureWithinBudget`, `capToolResult` and the triggers.
  *
  * @since 0.1.0
@@ -9,7 +10,8 @@ import { type ContextPolicy, defaultContextPolicy } from "./ContextPolicy.ts"
 import type { PartialSummaries } from "./SummaryReplyPolicy.ts"
 
 /**
- * One preset's compaction settings. Fields a seed does not fix are absent, and the host's own defaults apply.
+ * One preset's compaction settings. Fields the design a preset follows does not fix are absent, and the host's own
+ * defaults apply.
  *
  * @category presets
  * @since 0.1.0
@@ -40,9 +42,9 @@ export interface CompactionPreset {
 }
 
 /**
- * The presets of the two seeds.
+ * The presets of the two designs ctxkit's compaction follows.
  *
- * `alisio` — the compaction seed (`compaction.en.txt`, its "Configuration" table and body):
+ * `alisio` — Alisio's compaction design (`compaction.en.txt`, its "Configuration" table and body):
  * - `auto: true`, `threshold: 0.85`, `keepTurns: 2`, `maxOutputTokens: 16_000`: the configuration defaults
  *   (`{ "compaction": { "auto": true, "threshold": 0.85, "keepTurns": 2, "maxOutputTokens": 16000 } }`);
  * - `maxContextChars: 800_000`: the fallback character budget and hard limit (≈ 200,000 tokens);
@@ -50,7 +52,7 @@ export interface CompactionPreset {
  * - `minKeepMessages: 4`: the reference implementation's mid-turn fallback;
  * - `ingestCap`: {@link ingestCharCap} (results over 48,000 JSON characters keep their first 40,000).
  *
- * `tutorial` — the local-harness policy of the overflow tutorial (`overflow-detection-tutorial.es.txt`, "Los tres
+ * `tutorial` — the policy of the local-harness overflow guide (`overflow-detection-tutorial.es.txt`, "Los tres
  * escalones" and "Compactar sin fiarse de una entrada recortada"):
  * - `policy`: {@link defaultContextPolicy} (cap at 25,000 tokens and 20% of `available`, clear past 60% keeping the
  *   6 most recent results, compact past 85%); `threshold: 0.85` is its `compactAt`;
@@ -58,11 +60,11 @@ export interface CompactionPreset {
  * - `assumedContextWindow: 4_096`: the window assumed, with a warning, when none is set ("erring low only brings
  *   clearing forward");
  * - `auto: true`: the harness checks before every model call; `keepTurns: 2`, `minKeepMessages: 4`: ctxkit's
- *   defaults (the tutorial says only that the summary replaces the conversation);
+ *   defaults (the guide says only that the summary replaces the conversation);
  * - no `maxOutputTokens`: its summary request uses the loop's own `max_tokens`, the reply reserve
  *   (`min(maxTokens, 25% of the window)`, 1,024 at 4,096), so pass `reserve(window, maxTokens)` from
  *   `@ctxkit/budget`; no `maxContextChars`: it has no character hard limit.
- * The truncated-request guard (`OVERFLOW_MIN_GROWTH_COMPACT`, 50 tokens) is the tutorial's too; `compact` always
+ * The truncated-request guard (`OVERFLOW_MIN_GROWTH_COMPACT`, 50 tokens) is the guide's too; `compact` always
  * applies it when given the last good request sample.
  *
  * @example

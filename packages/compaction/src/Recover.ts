@@ -7,6 +7,8 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat, repairPairs } from "@ctxkit/core"
+import { dual } from "effect/Function"
+import { optionsFirst } from "./internal/dual.ts"
 
 /**
  * The result text recovery records for a call that never reported.
@@ -84,7 +86,9 @@ export const recoverUncertainResults: {
     options: RecoverOptions<M> & { readonly format: MessageFormat<M> }
   ): Recovered<M>
   <M>(history: ReadonlyArray<M>, options?: RecoverOptions<NoInfer<M>>): Recovered<M>
-} = <M>(history: ReadonlyArray<M>, options: RecoverOptions<M> = {}): Recovered<M> => {
+  <M>(options: RecoverOptions<M> & { readonly format: MessageFormat<M> }): (history: ReadonlyArray<M>) => Recovered<M>
+  (options?: RecoverOptions<unknown>): <M>(history: ReadonlyArray<M>) => Recovered<M>
+} = dual(optionsFirst, <M>(history: ReadonlyArray<M>, options: RecoverOptions<M> = {}): Recovered<M> => {
   if (!Array.isArray(history)) return { messages: [], recovered: [] }
   const given = typeof options === "object" && options !== null ? options : {}
   const format = given.format ?? (formats.auto as unknown as MessageFormat<M>)
@@ -93,4 +97,4 @@ export const recoverUncertainResults: {
   const recovered: Array<string> = []
   for (const change of repaired.changes) if (change._tag === "CallStubbed") recovered.push(change.callId)
   return recovered.length === 0 ? { messages: history, recovered } : { messages: repaired.messages, recovered }
-}
+})

@@ -6,6 +6,9 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
+import { optionsFirst, valueFirst } from "./internal/dual.ts"
 import { arrayChars, clipMessage, type Clippable, clippableOf, MARKER, messageChars } from "./internal/reduceSize.ts"
 
 /**
@@ -121,7 +124,10 @@ export interface Reduction<M> {
  * @category measuring
  * @since 0.1.0
  */
-export const transcriptChars = <M>(
+export const transcriptChars: {
+  <M>(format?: MessageFormat<M>): (messages: ReadonlyArray<M>) => number
+  <M>(messages: ReadonlyArray<M>, format?: MessageFormat<M>): number
+} = dual(optionsFirst, <M>(
   messages: ReadonlyArray<M>,
   format: MessageFormat<M> = formats.auto as unknown as MessageFormat<M>
 ): number => {
@@ -129,7 +135,7 @@ export const transcriptChars = <M>(
   let sum = 0
   for (let i = 0; i < messages.length; i++) sum += messageChars(messages[i], format)
   return arrayChars(messages.length, sum)
-}
+})
 
 const capRounds = (custom: number | undefined, defaults: ReadonlyArray<number>): ReadonlyArray<number> => {
   if (typeof custom !== "number" || Number.isNaN(custom) || custom < 0) return defaults
@@ -200,7 +206,15 @@ export const reduceToBudget: {
     options: ReduceOptions<M> & { readonly format: MessageFormat<M> }
   ): Reduction<M>
   <M>(messages: ReadonlyArray<M>, targetChars: number, options?: ReduceOptions<NoInfer<M>>): Reduction<M>
-} = <M>(messages: ReadonlyArray<M>, targetChars: number, given?: ReduceOptions<M>): Reduction<M> => {
+  <M>(targetChars: number, options: ReduceOptions<M> & { readonly format: MessageFormat<M> }): (
+    messages: ReadonlyArray<M>
+  ) => Reduction<M>
+  (targetChars: number, options?: ReduceOptions<unknown>): <M>(messages: ReadonlyArray<M>) => Reduction<M>
+} = dual(valueFirst(Predicate.isNumber), <M>(
+  messages: ReadonlyArray<M>,
+  targetChars: number,
+  given?: ReduceOptions<M>
+): Reduction<M> => {
   // `null` or a non-object from untyped callers reads as "no options".
   const options: ReduceOptions<M> = typeof given === "object" && given !== null ? given : {}
   const format = options.format ?? (formats.auto as unknown as MessageFormat<M>)
@@ -294,4 +308,4 @@ export const reduceToBudget: {
     chars: total,
     withinTarget: total <= target
   }
-}
+})

@@ -5,6 +5,8 @@
  * @since 0.1.0
  */
 import { type AttachmentInfo, formats, type MessageFormat } from "@ctxkit/core"
+import { dual } from "effect/Function"
+import { optionsFirst } from "./internal/dual.ts"
 import { charLimit, clipItem } from "./internal/serializeText.ts"
 
 /**
@@ -96,10 +98,10 @@ const attachmentLine = (attachment: AttachmentInfo): string => {
  * @category compaction
  * @since 0.1.0
  */
-export const serializeForSummary = <M>(
-  messages: ReadonlyArray<M>,
-  options: SerializeOptions<NoInfer<M>> = {}
-): string => {
+export const serializeForSummary: {
+  <M>(options: SerializeOptions<M>): (messages: ReadonlyArray<M>) => string
+  <M>(messages: ReadonlyArray<M>, options?: SerializeOptions<NoInfer<M>>): string
+} = dual(optionsFirst, <M>(messages: ReadonlyArray<M>, options: SerializeOptions<NoInfer<M>> = {}): string => {
   const format = options.format ?? (formats.auto as MessageFormat<M>)
   const max = charLimit(options.maxItemChars, SUMMARY_ITEM_MAX_CHARS)
   const lines: Array<string> = []
@@ -153,4 +155,4 @@ export const serializeForSummary = <M>(
     }
   }
   return lines.join("\n")
-}
+})

@@ -9,9 +9,9 @@ import { DEFAULT_SUMMARY_MAX_OUTPUT_TOKENS } from "./CheckpointInstructions.ts"
 import type { SummaryReply } from "./Summarizer.ts"
 
 /**
- * What to do with a summary cut by the output budget: `keep` its usable text (the seed's default; the checkpoint
- * is marked partial, a degraded fallback) or `reject` it and leave the conversation as it was (the tutorial's
- * choice).
+ * What to do with a summary cut by the output budget: `keep` its usable text (the default of Alisio's compaction
+ * design; the checkpoint is marked partial, a degraded fallback) or `reject` it and leave the conversation as it
+ * was (the local-harness overflow guide's choice).
  *
  * @category models
  * @since 0.1.0

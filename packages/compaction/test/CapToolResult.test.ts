@@ -6,7 +6,13 @@ import { conversation, deepFreeze, formatNames, formatOf, text as textArbitrary 
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
-import { CapLimitTooSmall, CapOptionInvalid, type CharCapOptions, type TokenCapOptions } from "../src/CapToolResult.ts"
+import {
+  CapLimitTooSmall,
+  CapOptionAdjusted,
+  CapOptionInvalid,
+  type CharCapOptions,
+  type TokenCapOptions
+} from "../src/CapToolResult.ts"
 
 const ROCKET = "\uD83D\uDE80"
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -188,7 +194,7 @@ describe("capToolResult — token cap", () => {
     assert.strictEqual(result.tokensAfter, 1)
   })
 
-  it("leaves the text as it is with a diagnostic when the options cannot be used", () => {
+  it("leaves the text as it is with a diagnostic when available or the options themselves cannot be used", () => {
     const input = "x".repeat(10_000)
     const cases: ReadonlyArray<readonly [TokenCapOptions | CharCapOptions, string, string]> = [
       [{ available: 0 }, "available", "0"],
@@ -196,15 +202,6 @@ describe("capToolResult — token cap", () => {
       [{ available: Number.NaN }, "available", "NaN"],
       [{ available: Infinity }, "available", "Infinity"],
       [{ available: "3072" as unknown as number }, "available", "\"3072\""],
-      [{ available: 3_072, share: 0 }, "share", "0"],
-      [{ available: 3_072, share: 1.5 }, "share", "1.5"],
-      [{ available: 3_072, share: Number.NaN }, "share", "NaN"],
-      [{ available: 3_072, maxToolResultTokens: 0 }, "maxToolResultTokens", "0"],
-      [{ available: 3_072, maxToolResultTokens: Number.NaN }, "maxToolResultTokens", "NaN"],
-      [{ overChars: -1, keepChars: 1, marker: "" }, "overChars", "-1"],
-      [{ overChars: 1, keepChars: Number.NaN, marker: "" }, "keepChars", "NaN"],
-      [{ overChars: 1, keepChars: 1, marker: 3 as unknown as string }, "marker", "3"],
-      [{ overChars: 1, keepChars: 1, marker: "", measure: "bytes" as "json" }, "measure", "\"bytes\""],
       [null as unknown as TokenCapOptions, "options", "null"]
     ]
     for (const [options, option, given] of cases) {
@@ -226,6 +223,43 @@ describe("capToolResult — token cap", () => {
     )
     // maxToolResultTokens may be Infinity: only the share of available limits then.
     assert.strictEqual(capToolResult(input, { available: 3_072, maxToolResultTokens: Infinity }).limitTokens, 614)
+  })
+
+  it("caps with the documented default, and says so, when an option that has one cannot be used", () => {
+    const input = lines(2_000)
+    const cases: ReadonlyArray<readonly [TokenCapOptions | CharCapOptions, TokenCapOptions | CharCapOptions, string]> =
+      [
+        [{ available: 3_072, share: 0 }, { available: 3_072 }, "share"],
+        [{ available: 3_072, share: 1.5 }, { available: 3_072 }, "share"],
+        [{ available: 3_072, share: Number.NaN }, { available: 3_072 }, "share"],
+        [{ available: 3_072, maxToolResultTokens: 0 }, { available: 3_072 }, "maxToolResultTokens"],
+        [{ available: 3_072, maxToolResultTokens: Number.NaN }, { available: 3_072 }, "maxToolResultTokens"],
+        [{ ...ingestCharCap, overChars: -1 }, ingestCharCap, "overChars"],
+        [{ ...ingestCharCap, keepChars: Number.NaN }, ingestCharCap, "keepChars"],
+        [{ ...ingestCharCap, marker: 3 as unknown as string }, ingestCharCap, "marker"],
+        [{ ...ingestCharCap, measure: "bytes" as "json" }, { ...ingestCharCap, measure: "text" }, "measure"]
+      ]
+    const big = "y".repeat(60_000)
+    for (const [options, defaults, option] of cases) {
+      const text = "overChars" in options ? big : input
+      const result = capToolResult(text, options)
+      const expected = capToolResult(text, defaults)
+      assert.isTrue(result.capped, option)
+      assert.strictEqual(result.text, expected.text, option)
+      assert.strictEqual(result.diagnostics.length, 1, option)
+      const diagnostic = result.diagnostics[0]
+      assert.instanceOf(diagnostic, CapOptionAdjusted)
+      if (!(diagnostic instanceof CapOptionAdjusted)) continue
+      assert.strictEqual(diagnostic.option, option)
+    }
+    assert.strictEqual(
+      capToolResult(input, { available: 3_072, share: 1.5 }).diagnostics[0]?.message,
+      "Option share = 1.5 cannot be used; used 0.2 instead. Set it to a fraction greater than 0 and at most 1."
+    )
+    const messages = [{ role: "tool", toolCallId: "a", content: input }]
+    const many = capToolResults(messages, { available: 3_072, maxToolResultTokens: -1, format: formatOf("canonical") })
+    assert.strictEqual(many.capped.length, 1)
+    assert.strictEqual(many.diagnostics[0]?._tag, "CapOptionAdjusted")
   })
 
   it("falls back to the approximate count, with one diagnostic, when the counter throws or returns NaN", () => {

@@ -6,7 +6,7 @@ import type { ScenarioTurn } from "@ctxkit/testing/Scenario"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
-import { ClearOptionInvalid } from "../src/ClearOldToolResults.ts"
+import { ClearOptionAdjusted, ClearOptionInvalid, type ClearOptions } from "../src/ClearOldToolResults.ts"
 
 const NOTE_TOKENS = 22 // ceil(86 / 4)
 
@@ -212,29 +212,49 @@ describe("clearOldToolResults", () => {
     assert.include(fallback.diagnostics[0]?.message ?? "", "Token counter \"broken\" threw (no vocabulary) on 2 texts")
   })
 
-  it("refuses unusable options without clearing anything", () => {
+  it("refuses options that are not an options object, without clearing anything", () => {
     const messages = chat(8)
-    const cases: ReadonlyArray<readonly [unknown, string]> = [
-      [{ keepToolResults: -1 }, "keepToolResults"],
-      [{ keepToolResults: 1.5 }, "keepToolResults"],
-      [{ keepToolResults: Number.NaN }, "keepToolResults"],
-      [{ clearAtLeast: -5 }, "clearAtLeast"],
-      [{ clearAtLeast: Number.NaN }, "clearAtLeast"],
-      [{ excludeTools: "read_file" }, "excludeTools"],
-      [{ excludeTools: [1] }, "excludeTools"],
-      [42, "options"]
-    ]
-    for (const [options, option] of cases) {
+    for (const options of [42, "keep", null]) {
       const out = clearOldToolResults(messages, options as never)
       assert.strictEqual(out.messages, messages)
       assert.strictEqual(out.skipped, "invalid-options")
       const diagnostic = out.diagnostics[0]
       assert.instanceOf(diagnostic, ClearOptionInvalid)
-      if (diagnostic instanceof ClearOptionInvalid) assert.strictEqual(diagnostic.option, option)
+      if (diagnostic instanceof ClearOptionInvalid) assert.strictEqual(diagnostic.option, "options")
     }
     assert.strictEqual(
+      clearOldToolResults(messages, 42 as never).diagnostics[0]?.message,
+      "Option options = 42 cannot be used: it must be an options object; nothing was cleared."
+    )
+  })
+
+  it("clears with the documented default, and says so, when an option cannot be used", () => {
+    const messages = chat(8)
+    const cases: ReadonlyArray<readonly [unknown, ClearOptions<unknown>, string]> = [
+      [{ keepToolResults: -1 }, {}, "keepToolResults"],
+      [{ keepToolResults: 1.5 }, {}, "keepToolResults"],
+      [{ keepToolResults: Number.NaN }, {}, "keepToolResults"],
+      [{ clearAtLeast: -5 }, {}, "clearAtLeast"],
+      [{ clearAtLeast: Number.NaN }, {}, "clearAtLeast"],
+      // A list that is not one of names keeps the names it holds, so what was meant to stay stays.
+      [{ excludeTools: "read_file" }, { excludeTools: ["read_file"] }, "excludeTools"],
+      [{ excludeTools: [1, "read_file"] }, { excludeTools: ["read_file"] }, "excludeTools"],
+      [{ excludeTools: 7 }, {}, "excludeTools"]
+    ]
+    for (const [options, defaults, option] of cases) {
+      const out = clearOldToolResults(messages, options as never)
+      const expected = clearOldToolResults(messages, defaults as never)
+      assert.deepStrictEqual(out.cleared, expected.cleared, option)
+      assert.deepStrictEqual(out.messages, expected.messages, option)
+      assert.strictEqual(out.diagnostics.length, 1, option)
+      const diagnostic = out.diagnostics[0]
+      assert.instanceOf(diagnostic, ClearOptionAdjusted)
+      if (diagnostic instanceof ClearOptionAdjusted) assert.strictEqual(diagnostic.option, option)
+    }
+    assert.isAbove(clearOldToolResults(messages, { keepToolResults: -1 }).count, 0)
+    assert.strictEqual(
       clearOldToolResults(messages, { keepToolResults: -1 }).diagnostics[0]?.message,
-      "Option keepToolResults = -1 cannot be used: it must be a whole number of tool results, 0 or more (default 6); nothing was cleared."
+      "Option keepToolResults = -1 cannot be used; used 6 instead. Set it to a whole number of tool results, 0 or more."
     )
   })
 })

@@ -12,7 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
-import { ContextPolicyConfig } from "../src/ContextPolicy.ts"
+import { ContextPolicyAdjusted, ContextPolicyConfig } from "../src/ContextPolicy.ts"
 
 // The tutorial's figures: a 4,096-token window keeps 1,024 for the reply.
 const ROOM = 3_072
@@ -148,49 +148,68 @@ describe("decideContextAction", () => {
     assert.strictEqual(decide({ used: 2_000, available: ROOM, clearable: 5_000 }).afterClearing, 0)
   })
 
-  it("names the field and the fix for every unusable policy or state", () => {
-    const cases: ReadonlyArray<readonly [ContextState, Partial<ContextPolicy>, string, string]> = [
-      [{ used: 1, available: ROOM }, { clearAt: 0 }, "clearAt", "clearAt must be a fraction"],
-      [{ used: 1, available: ROOM }, { clearAt: 1.2 }, "clearAt", "(got 1.2); the default is 0.6."],
-      [{ used: 1, available: ROOM }, { clearAt: Number.NaN }, "clearAt", "(got NaN)"],
-      [{ used: 1, available: ROOM }, { compactAt: -0.1 }, "compactAt", "compactAt must be a fraction"],
-      [{ used: 1, available: ROOM }, { compactAt: 1.01 }, "compactAt", "the default is 0.85."],
-      [
-        { used: 1, available: ROOM },
-        { clearAt: 0.9, compactAt: 0.85 },
-        "clearAt",
-        "clearAt (0.9) must not be greater than compactAt (0.85)"
-      ],
-      [{ used: 1, available: ROOM }, { maxToolResultTokens: 0 }, "maxToolResultTokens", "greater than 0 (got 0)"],
-      [{ used: 1, available: ROOM }, { maxToolResultTokens: Infinity }, "maxToolResultTokens", "(got Infinity)"],
-      [{ used: 1, available: ROOM }, { keepToolResults: -1 }, "keepToolResults", "(got -1); the default is 6."],
-      [{ used: 1, available: ROOM }, { keepToolResults: 2.5 }, "keepToolResults", "whole number"],
-      [{ used: -1, available: ROOM }, {}, "used", "used must be a finite number of tokens, 0 or more (got -1)"],
-      [{ used: Number.NaN, available: ROOM }, {}, "used", "(got NaN)"],
-      [{ used: Infinity, available: ROOM }, {}, "used", "(got Infinity)"],
-      [{ used: 1, available: 0 }, {}, "available", "available(window, maxTokens) from @ctxkit/budget"],
-      [{ used: 1, available: -5 }, {}, "available", "(got -5)"],
-      [{ used: 1, available: Number.NaN }, {}, "available", "(got NaN)"],
-      [{ used: 1, available: Infinity }, {}, "available", "(got Infinity)"],
-      [{ used: 1, available: ROOM, clearable: -3 }, {}, "clearable", "freedTokens from clearOldToolResults"],
-      [{ used: 1, available: ROOM, clearable: Number.NaN }, {}, "clearable", "(got NaN)"]
+  it("names the field and the fix for every unusable state", () => {
+    const cases: ReadonlyArray<readonly [ContextState, string, string]> = [
+      [{ used: -1, available: ROOM }, "used", "used must be a finite number of tokens, 0 or more (got -1)"],
+      [{ used: Number.NaN, available: ROOM }, "used", "(got NaN)"],
+      [{ used: Infinity, available: ROOM }, "used", "(got Infinity)"],
+      [{ used: 1, available: 0 }, "available", "available(window, maxTokens) from @ctxkit/budget"],
+      [{ used: 1, available: -5 }, "available", "(got -5)"],
+      [{ used: 1, available: Number.NaN }, "available", "(got NaN)"],
+      [{ used: 1, available: Infinity }, "available", "(got Infinity)"],
+      [{ used: 1, available: ROOM, clearable: -3 }, "clearable", "freedTokens from clearOldToolResults"],
+      [{ used: 1, available: ROOM, clearable: Number.NaN }, "clearable", "(got NaN)"]
     ]
-    for (const [state, overrides, field, fragment] of cases) {
-      const error = failure(state, { ...defaultContextPolicy, ...overrides })
+    for (const [state, field, fragment] of cases) {
+      const error = failure(state)
       assert.instanceOf(error, InvalidContextPolicy)
       assert.strictEqual(error._tag, "InvalidContextPolicy")
-      assert.strictEqual(error.field, field, JSON.stringify({ state, overrides }))
+      assert.strictEqual(error.field, field, JSON.stringify(state))
       assert.include(error.message, fragment)
     }
     assert.strictEqual(
       failure({ used: 1, available: 0 }).message,
       "available must be a finite number of tokens greater than 0 (got 0): compute it with available(window, maxTokens) from @ctxkit/budget."
     )
-    assert.strictEqual(
-      failure({ used: 1, available: ROOM }, null as unknown as ContextPolicy).field,
-      "policy"
-    )
     assert.strictEqual(failure(null as unknown as ContextState).field, "used")
+  })
+
+  it("decides with the default of every unusable policy field, and reports each", () => {
+    const cases: ReadonlyArray<readonly [Partial<ContextPolicy>, string, string]> = [
+      [{ clearAt: 0 }, "clearAt", "0.6"],
+      [{ clearAt: 1.2 }, "clearAt", "0.6"],
+      [{ clearAt: Number.NaN }, "clearAt", "0.6"],
+      [{ compactAt: -0.1 }, "compactAt", "0.85"],
+      [{ compactAt: 1.01 }, "compactAt", "0.85"],
+      [{ clearAt: 0.9, compactAt: 0.85 }, "clearAt", "0.6"],
+      [{ maxToolResultTokens: 0 }, "maxToolResultTokens", "25000"],
+      [{ maxToolResultTokens: Infinity }, "maxToolResultTokens", "25000"],
+      [{ keepToolResults: -1 }, "keepToolResults", "6"],
+      [{ keepToolResults: 2.5 }, "keepToolResults", "6"]
+    ]
+    for (const state of [{ used: 1_000, available: ROOM }, { used: 2_400, available: ROOM, clearable: 0 }]) {
+      const expected = decide(state)
+      for (const [overrides, option, used] of cases) {
+        const action = decide(state, { ...defaultContextPolicy, ...overrides })
+        const { diagnostics, ...rest } = action
+        assert.deepStrictEqual(rest, expected, JSON.stringify(overrides))
+        assert.strictEqual(diagnostics?.length, 1)
+        const diagnostic = diagnostics?.[0]
+        assert.instanceOf(diagnostic, ContextPolicyAdjusted)
+        assert.strictEqual(diagnostic?.option, option)
+        assert.strictEqual(diagnostic?.used, used)
+      }
+    }
+    // A clearAt above compactAt when the default is above it too: compactAt itself.
+    const low = decide({ used: 1_000, available: ROOM }, { ...defaultContextPolicy, clearAt: 0.5, compactAt: 0.4 })
+    assert.strictEqual(low.clearAtTokens, low.compactAtTokens)
+    assert.strictEqual(
+      decide({ used: 1, available: ROOM }, { ...defaultContextPolicy, clearAt: 2 }).diagnostics?.[0]?.message,
+      "Option clearAt = 2 cannot be used; used 0.6 instead. Set it to a fraction of the available tokens greater than 0 and at most 1, at most compactAt."
+    )
+    const whole = decide({ used: 1, available: ROOM }, null as unknown as ContextPolicy)
+    assert.strictEqual(whole.diagnostics?.[0]?.option, "policy")
+    assert.isUndefined(decide({ used: 1, available: ROOM }).diagnostics)
   })
 
   it("every action is a valid ContextAction whose tag follows the rules (property)", () => {

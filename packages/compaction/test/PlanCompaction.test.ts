@@ -390,7 +390,10 @@ describe("planCompaction: totality and purity", () => {
   })
 
   it("a non-array history has nothing to summarize; null options are no options", () => {
-    assert.strictEqual(noPlanOf(planCompaction(undefined as never)).reason, "nothing-to-summarize")
+    assert.strictEqual(
+      noPlanOf(planCompaction(undefined as unknown as ReadonlyArray<unknown>)).reason,
+      "nothing-to-summarize"
+    )
     assert.strictEqual(planOf(planCompaction(threeTurns, null as never)).cut, 4)
   })
 

@@ -1,6 +1,7 @@
 /**
- * The errors shared by every ctxkit package: tagged, Schema-defined, with a stable `_tag`, a stable
- * `code` where the seeds name one, and a message that says what to do.
+ * The errors shared by every ctxkit package: tagged, Schema-defined, with a stable `_tag`, a stable `code` where
+ * the designs ctxkit follows name one (Alisio's, the local-harness overflow guide), and a message that says what
+ * to do.
  *
  * @since 0.1.0
  */

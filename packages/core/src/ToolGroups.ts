@@ -5,9 +5,10 @@
  *
  * @since 0.1.0
  */
+import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { auto } from "./formats/Auto.ts"
-import type { Link, MessageFormat } from "./MessageFormat.ts"
+import { isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
 
 /**
  * A tool result whose call does not appear anywhere in the conversation. Providers reject such a request;
@@ -283,139 +284,146 @@ const makeSets = (n: number) => {
  * @category grouping
  * @since 0.1.0
  */
-export const toolGroups = <M = unknown>(
-  messages: ReadonlyArray<NoInfer<M>>,
-  format: MessageFormat<M> = auto as unknown as MessageFormat<M>
-): ToolGroups => {
-  const n = Array.isArray(messages) ? messages.length : 0
-  const { parent, find, union } = makeSets(n)
-  const calls = new Map<string, CallIdState>()
-  // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
-  const firstWithKey = new Map<string, number>()
-  const approvals = new Map<string, ApprovalState>()
-  const diagnostics: Array<GroupDiagnostic> = []
-  // Set when a result is seen before any call for its id: only then can there be orphans to look for.
-  let resultBeforeCall = false
+export const toolGroups: {
+  <M>(format?: MessageFormat<M>): (messages: ReadonlyArray<M>) => ToolGroups
+  <M = unknown>(messages: ReadonlyArray<NoInfer<M>>, format?: MessageFormat<M>): ToolGroups
+} = dual(
+  // Data-last is `toolGroups()` or `toolGroups(format)`: anything else (an array, a wrong value) is the messages.
+  (args: IArguments) => args.length >= 2 || (args.length === 1 && !isMessageFormat(args[0])),
+  <M = unknown>(
+    messages: ReadonlyArray<NoInfer<M>>,
+    format: MessageFormat<M> = auto as unknown as MessageFormat<M>
+  ): ToolGroups => {
+    const n = Array.isArray(messages) ? messages.length : 0
+    const { parent, find, union } = makeSets(n)
+    const calls = new Map<string, CallIdState>()
+    // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
+    const firstWithKey = new Map<string, number>()
+    const approvals = new Map<string, ApprovalState>()
+    const diagnostics: Array<GroupDiagnostic> = []
+    // Set when a result is seen before any call for its id: only then can there be orphans to look for.
+    let resultBeforeCall = false
 
-  // `i` is the message being walked; `visit` is given to `forEachLink` once, not made per message.
-  let i = 0
-  // Whether message `i` has a `ref` link: only such a message can carry approvals.
-  let hasRef = false
-  const visit = (kind: Link["kind"], id: string): void => {
-    if (kind === "ref") {
-      hasRef = true
-      const first = firstWithKey.get(id)
-      if (first === undefined) firstWithKey.set(id, i)
-      else union(first, i)
-      return
-    }
-    const state = calls.get(id)
-    if (state === undefined) {
-      // First mention of the id, from its call (the usual case) or from a result.
-      calls.set(id, { anchor: i, issuer: kind === "call" ? i : undefined, answered: kind === "result" })
-      if (kind === "result") resultBeforeCall = true
-      return
-    }
-    if (kind === "result") {
-      union(state.anchor, i)
-      state.answered = true
-      return
-    }
-    // A call for an id already mentioned.
-    if (state.issuer === undefined) {
-      // Its results came first: now the issuer is known.
-      union(state.anchor, i)
-      state.issuer = i
-      return
-    }
-    diagnostics.push(new ReusedCallId({ callId: id, first: state.issuer, index: i }))
-    if (state.answered && state.issuer !== i) {
-      // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
-      // response do this). Later results answer the new call, in a new group.
-      state.anchor = i
-      state.issuer = i
-      state.answered = false
-    } else {
-      // Two calls with one id and no result between them: their results cannot be told apart.
-      union(state.anchor, i)
-    }
-  }
-  for (; i < n; i++) {
-    const message = messages[i]!
-    hasRef = false
-    format.forEachLink(message, visit)
-    if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
-    if (!hasRef) continue
-    for (const approval of format.approvals(message)) {
-      let state = approvals.get(approval.approvalId)
+    // `i` is the message being walked; `visit` is given to `forEachLink` once, not made per message.
+    let i = 0
+    // Whether message `i` has a `ref` link: only such a message can carry approvals.
+    let hasRef = false
+    const visit = (kind: Link["kind"], id: string): void => {
+      if (kind === "ref") {
+        hasRef = true
+        const first = firstWithKey.get(id)
+        if (first === undefined) firstWithKey.set(id, i)
+        else union(first, i)
+        return
+      }
+      const state = calls.get(id)
       if (state === undefined) {
-        state = { callId: undefined, responseAt: undefined, approved: false }
-        approvals.set(approval.approvalId, state)
+        // First mention of the id, from its call (the usual case) or from a result.
+        calls.set(id, { anchor: i, issuer: kind === "call" ? i : undefined, answered: kind === "result" })
+        if (kind === "result") resultBeforeCall = true
+        return
       }
-      if (approval.kind === "request") state.callId = approval.callId
-      else if (state.responseAt === undefined) {
-        state.responseAt = i
-        state.approved = approval.approved
+      if (kind === "result") {
+        union(state.anchor, i)
+        state.answered = true
+        return
+      }
+      // A call for an id already mentioned.
+      if (state.issuer === undefined) {
+        // Its results came first: now the issuer is known.
+        union(state.anchor, i)
+        state.issuer = i
+        return
+      }
+      diagnostics.push(new ReusedCallId({ callId: id, first: state.issuer, index: i }))
+      if (state.answered && state.issuer !== i) {
+        // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
+        // response do this). Later results answer the new call, in a new group.
+        state.anchor = i
+        state.issuer = i
+        state.answered = false
+      } else {
+        // Two calls with one id and no result between them: their results cannot be told apart.
+        union(state.anchor, i)
       }
     }
-  }
-
-  if (resultBeforeCall) {
-    // A result is an orphan when no message ever issued its id. Rare, so a second walk is fine.
-    for (let k = 0; k < n; k++) {
-      format.forEachLink(messages[k]!, (kind, id) => {
-        if (kind === "result" && calls.get(id)?.issuer === undefined) {
-          diagnostics.push(new OrphanResult({ callId: id, index: k }))
+    for (; i < n; i++) {
+      const message = messages[i]!
+      hasRef = false
+      format.forEachLink(message, visit)
+      if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
+      if (!hasRef) continue
+      for (const approval of format.approvals(message)) {
+        let state = approvals.get(approval.approvalId)
+        if (state === undefined) {
+          state = { callId: undefined, responseAt: undefined, approved: false }
+          approvals.set(approval.approvalId, state)
         }
-      })
+        if (approval.kind === "request") state.callId = approval.callId
+        else if (state.responseAt === undefined) {
+          state.responseAt = i
+          state.approved = approval.approved
+        }
+      }
     }
-  }
 
-  // Calls whose approval was answered, and responses with no request.
-  const answeredApproval = new Map<string, { readonly approvalId: string; readonly approved: boolean }>()
-  const orphanResponses: Array<OrphanApprovalResponse> = []
-  for (const [approvalId, state] of approvals) {
-    if (state.responseAt === undefined) continue
-    if (state.callId === undefined) {
-      orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
-    } else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
-  }
-
-  // An unanswered call is dangling, unless its approval was answered (then it awaits execution).
-  const unanswered: Array<DanglingCall | AwaitingExecution> = []
-  for (const [callId, state] of calls) {
-    if (state.answered || state.issuer === undefined) continue
-    const approval = answeredApproval.get(callId)
-    unanswered.push(
-      approval === undefined
-        ? new DanglingCall({ callId, index: state.issuer })
-        : new AwaitingExecution({
-          callId,
-          approvalId: approval.approvalId,
-          approved: approval.approved,
-          index: state.issuer
+    if (resultBeforeCall) {
+      // A result is an orphan when no message ever issued its id. Rare, so a second walk is fine.
+      for (let k = 0; k < n; k++) {
+        format.forEachLink(messages[k]!, (kind, id) => {
+          if (kind === "result" && calls.get(id)?.issuer === undefined) {
+            diagnostics.push(new OrphanResult({ callId: id, index: k }))
+          }
         })
-    )
-  }
-  if (unanswered.length > 1) unanswered.sort((a, b) => a.index - b.index)
-  for (const d of unanswered) diagnostics.push(d)
-  if (orphanResponses.length > 1) orphanResponses.sort((a, b) => a.index - b.index)
-  for (const d of orphanResponses) diagnostics.push(d)
-
-  // Number groups by first member. A root is the smallest index of its set, so when message i is not a root,
-  // its root came earlier and already has a group.
-  const groupOf: Array<number> = []
-  const groups: Array<Array<number>> = []
-  for (let m = 0; m < n; m++) {
-    const root = parent[m] === m ? m : find(m)
-    if (root === m) {
-      groupOf.push(groups.length)
-      groups.push([m])
-    } else {
-      const g = groupOf[root]!
-      groupOf.push(g)
-      groups[g]!.push(m)
+      }
     }
+
+    // Calls whose approval was answered, and responses with no request.
+    const answeredApproval = new Map<string, { readonly approvalId: string; readonly approved: boolean }>()
+    const orphanResponses: Array<OrphanApprovalResponse> = []
+    for (const [approvalId, state] of approvals) {
+      if (state.responseAt === undefined) continue
+      if (state.callId === undefined) {
+        orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
+      } else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
+    }
+
+    // An unanswered call is dangling, unless its approval was answered (then it awaits execution).
+    const unanswered: Array<DanglingCall | AwaitingExecution> = []
+    for (const [callId, state] of calls) {
+      if (state.answered || state.issuer === undefined) continue
+      const approval = answeredApproval.get(callId)
+      unanswered.push(
+        approval === undefined
+          ? new DanglingCall({ callId, index: state.issuer })
+          : new AwaitingExecution({
+            callId,
+            approvalId: approval.approvalId,
+            approved: approval.approved,
+            index: state.issuer
+          })
+      )
+    }
+    if (unanswered.length > 1) unanswered.sort((a, b) => a.index - b.index)
+    for (const d of unanswered) diagnostics.push(d)
+    if (orphanResponses.length > 1) orphanResponses.sort((a, b) => a.index - b.index)
+    for (const d of orphanResponses) diagnostics.push(d)
+
+    // Number groups by first member. A root is the smallest index of its set, so when message i is not a root,
+    // its root came earlier and already has a group.
+    const groupOf: Array<number> = []
+    const groups: Array<Array<number>> = []
+    for (let m = 0; m < n; m++) {
+      const root = parent[m] === m ? m : find(m)
+      if (root === m) {
+        groupOf.push(groups.length)
+        groups.push([m])
+      } else {
+        const g = groupOf[root]!
+        groupOf.push(g)
+        groups[g]!.push(m)
+      }
+    }
+    return { groups, groupOf, diagnostics }
   }
-  return { groups, groupOf, diagnostics }
-}
+)

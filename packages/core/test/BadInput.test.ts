@@ -80,7 +80,7 @@ describe("public functions on hostile conversations", () => {
 
   it("non-array input gives empty groups, an empty repair and a typed decoding error", () => {
     for (const input of [null, undefined, 42, "[]x", { messages: 3 }]) {
-      assert.deepStrictEqual(toolGroups(input as never).groups, [])
+      assert.deepStrictEqual(toolGroups(input as unknown as ReadonlyArray<unknown>).groups, [])
       assert.isTrue(Result.isFailure(decodeConversation(input)))
     }
     assert.deepStrictEqual(repairPairs(null as never, {}).messages, [])

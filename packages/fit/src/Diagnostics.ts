@@ -308,7 +308,8 @@ export type FitDiagnostic =
   | BudgetDiagnostic
 
 /**
- * `fitOrFail` was given a budget that is not a finite number of tokens greater than 0. Code `INVALID_BUDGET`.
+ * `fitOrFail` was given a budget that is not a finite number of tokens greater than 0, or (`reservedForReply`
+ * set) a reply reserve that is not a finite number of tokens, 0 or more. Code `INVALID_BUDGET`.
  *
  * @example
  * ```ts
@@ -316,6 +317,8 @@ export type FitDiagnostic =
  *
  * const error = new InvalidBudget({ budget: "NaN" })
  * error.code // "INVALID_BUDGET"
+ * new InvalidBudget({ budget: "3000", reservedForReply: "-1" }).message
+ * // "The reply reserve -1 is not a finite number of tokens, 0 or more, so the context limit is unknown and no request was sent. ..."
  * ```
  *
  * @category errors
@@ -323,11 +326,16 @@ export type FitDiagnostic =
  */
 export class InvalidBudget extends Schema.TaggedError<InvalidBudget>()("InvalidBudget", {
   /** The budget given, as text. */
-  budget: Schema.String
+  budget: Schema.String,
+  /** The reply reserve given, as text, when it is the value at fault. */
+  reservedForReply: Schema.optionalKey(Schema.String)
 }) {
   /** Stable machine-readable code. */
   readonly code = "INVALID_BUDGET" as const
   override get message(): string {
+    if (this.reservedForReply !== undefined) {
+      return `The reply reserve ${this.reservedForReply} is not a finite number of tokens, 0 or more, so the context limit is unknown and no request was sent. Pass the tokens the budget was computed with for the reply (the maxTokens given to available(window, maxTokens)), or leave it out for 0.`
+    }
     return `The token budget ${this.budget} is not a finite number of tokens > 0, so nothing can be fitted and no request was sent. Pass the context window minus the reply reserve (available(window, maxTokens) from @ctxkit/budget computes it).`
   }
 }

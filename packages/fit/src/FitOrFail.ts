@@ -7,6 +7,7 @@
 import { type FormatInput, type MessageFormat, TokenBudgetExceeded } from "@ctxkit/core"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
 import type { ContextStrategy } from "./ContextStrategy.ts"
 import { InvalidBudget } from "./Diagnostics.ts"
 import type { CountTokens, FitOptions } from "./FitOptions.ts"
@@ -37,7 +38,8 @@ export interface FitOrFailOptions<M> extends Omit<FitOptions<M>, "strategy"> {
   readonly strategy?: ContextStrategy | "last" | "first" | undefined
   /**
    * Tokens reserved for the reply: `budget` is the context limit minus this. Reported in `TokenBudgetExceeded`
-   * (`contextLimit = budget + reservedForReply`). Default 0.
+   * (`contextLimit = budget + reservedForReply`). Default 0. A value that is not a finite number ≥ 0 fails with
+   * `InvalidBudget` before anything is fitted: the limit it would report is unknown.
    */
   readonly reservedForReply?: number | undefined
 }
@@ -49,6 +51,13 @@ const run = <M>(
   options?: FitOrFailOptions<M>
 ): Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget> =>
   Effect.suspend((): Effect.Effect<FitResult<M>, TokenBudgetExceeded | InvalidBudget> => {
+    const given = options?.reservedForReply
+    const reservedForReply = given ?? 0
+    if (!Predicate.isNumber(reservedForReply) || !(reservedForReply >= 0) || !Number.isFinite(reservedForReply)) {
+      return Effect.fail(
+        new InvalidBudget({ budget: describeValue(budget), reservedForReply: describeValue(reservedForReply) })
+      )
+    }
     const chosen = options?.strategy
     const strategy: ContextStrategy = typeof chosen === "object" && chosen !== null ? chosen : strategies.truncate
     // A string is LangChain's `strategy` option of fitting; an object is the strategy to run.
@@ -60,8 +69,6 @@ const run = <M>(
     if (typeof budget !== "number" || !(budget > 0) || budget === Infinity) {
       return Effect.fail(new InvalidBudget({ budget: describeValue(budget) }))
     }
-    const given = options?.reservedForReply
-    const reservedForReply = typeof given === "number" && given >= 0 && Number.isFinite(given) ? given : 0
     return Effect.fail(
       new TokenBudgetExceeded({
         contextLimit: budget + reservedForReply,
@@ -76,7 +83,7 @@ const run = <M>(
  * result when it fits, and fails with `TokenBudgetExceeded` (code `TOKEN_BUDGET_EXCEEDED`, `{ contextLimit,
  * reservedForReply, promptTokens }`, message `Protected prompt context exceeds the configured token budget …`)
  * when the protected context alone does not — a request over budget is never sent — or with `InvalidBudget`
- * when the budget is not a finite number of tokens > 0. Data-first or data-last.
+ * when the budget is not a finite number of tokens > 0 or `reservedForReply` not one ≥ 0. Data-first or data-last.
  *
  * @example
  * ```ts

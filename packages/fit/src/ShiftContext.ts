@@ -12,7 +12,8 @@ import { isCountTokens } from "./internal/counting.ts"
 import { truncateFit } from "./internal/strategies.ts"
 
 /**
- * Fits `messages` into `budget` tokens (the seed's context shift; the `truncate` strategy).
+ * Fits `messages` into `budget` tokens (the context shift of the context-fitting design ctxkit follows; the
+ * `truncate` strategy).
  *
  * - Cost of a message: `countTokens(format.text(message)) + perMessageOverhead` (default 4). `countTokens` is a
  *   `TokenCounter` or a plain `(text) => number`; one that throws or returns NaN falls back to the approximate

@@ -31,12 +31,26 @@ describe("fitOrFail", () => {
       assert.isTrue(error.message.startsWith("Protected prompt context exceeds the configured token budget"))
     }))
 
-  it.effect("reports no reserve when none (or an invalid one) is given", () =>
+  it.effect("reports no reserve when none is given", () =>
     Effect.gen(function*() {
-      for (const reservedForReply of [undefined, -5, Number.NaN]) {
-        const error = yield* Effect.flip(fitOrFail(messages, count, 500, { reservedForReply }))
-        if (error._tag !== "TokenBudgetExceeded") return assert.fail(error._tag)
-        assert.deepStrictEqual([error.contextLimit, error.reservedForReply], [500, 0])
+      const error = yield* Effect.flip(fitOrFail(messages, count, 500))
+      if (error._tag !== "TokenBudgetExceeded") return assert.fail(error._tag)
+      assert.deepStrictEqual([error.contextLimit, error.reservedForReply], [500, 0])
+    }))
+
+  it.effect("fails with InvalidBudget on a reply reserve that is not a finite number ≥ 0, even when it fits", () =>
+    Effect.gen(function*() {
+      for (const reservedForReply of [-5, Number.NaN, Infinity, "100" as unknown as number]) {
+        for (const budget of [500, 740]) {
+          const error = yield* Effect.flip(fitOrFail(messages, count, budget, { reservedForReply }))
+          assert.instanceOf(error, InvalidBudget)
+          if (error._tag !== "InvalidBudget") continue
+          assert.strictEqual(
+            error.reservedForReply,
+            typeof reservedForReply === "string" ? "\"100\"" : String(reservedForReply)
+          )
+          assert.include(error.message, "The reply reserve")
+        }
       }
     }))
 

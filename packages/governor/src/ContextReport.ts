@@ -8,9 +8,9 @@
  */
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
+import { GovernorSettingAdjusted } from "./Diagnostics.ts"
 import { ElisionReason } from "./ElisionStub.ts"
 import type { Elision, GovernOptions } from "./Govern.ts"
-import { GovernorSettingAdjusted } from "./GovernorDiagnostics.ts"
 import { type Analysis, analyze, type MessageFacts, type ResultFact } from "./internal/analysis.ts"
 import { elisionsOf, estimate, project } from "./internal/projection.ts"
 import { type Settings, settingsOf } from "./internal/settings.ts"
@@ -40,19 +40,19 @@ export type Criticality = typeof Criticality.Type
  * | reason | criticality | the segment is |
  * | --- | --- | --- |
  * | `pinned` | pinned | a message the user or harness pinned |
- * | `system_prompt` | pinned | a system message from the system itself (no source, or `system`) |
+ * | `system-prompt` | pinned | a system message from the system itself (no source, or `system`) |
  * | `instructions` | pinned | a system message with source `instructions` (AGENTS.md and the like) |
  * | `checkpoint` | pinned | a compaction checkpoint (a summary message) |
  * | `invariants` | pinned | the `<invariants>` block |
  * | `elided` | low | a result the governor replaced by a stub (`on`) |
- * | `would_be_elided` | low | a result `on` would replace (`shadow`) |
- * | `error_result` | high | a tool result that is an error |
- * | `user_message` | high | a normal user message |
- * | `last_turn` | high | an assistant message or result in the last turn (from the last normal user message on) |
- * | `past_clearing_horizon` | low | a result older than the `keepToolResults` most recent ones |
- * | `context_block` | normal | a memory, lorebook, persona or plugin system block |
- * | `assistant_message` | normal | any other assistant message |
- * | `tool_result` | normal | any other tool result |
+ * | `would-be-elided` | low | a result `on` would replace (`shadow`) |
+ * | `error-result` | high | a tool result that is an error |
+ * | `user-message` | high | a normal user message |
+ * | `last-turn` | high | an assistant message or result in the last turn (from the last normal user message on) |
+ * | `past-clearing-horizon` | low | a result older than the `keepToolResults` most recent ones |
+ * | `context-block` | normal | a memory, lorebook, persona or plugin system block |
+ * | `assistant-message` | normal | any other assistant message |
+ * | `tool-result` | normal | any other tool result |
  *
  * @example
  * ```ts
@@ -60,7 +60,7 @@ export type Criticality = typeof Criticality.Type
  *
  * const report = contextReport([{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }], { mode: "shadow" })
  * // Why each segment is kept or would go first.
- * report.mode !== "off" && report.segments.map((s) => s.reason) // ["system_prompt", "user_message"]
+ * report.mode !== "off" && report.segments.map((s) => s.reason) // ["system-prompt", "user-message"]
  * ```
  *
  * @category schemas
@@ -68,19 +68,19 @@ export type Criticality = typeof Criticality.Type
  */
 export const CriticalityReason = Schema.Literals([
   "pinned",
-  "system_prompt",
+  "system-prompt",
   "instructions",
   "checkpoint",
   "invariants",
   "elided",
-  "would_be_elided",
-  "error_result",
-  "user_message",
-  "last_turn",
-  "past_clearing_horizon",
-  "context_block",
-  "assistant_message",
-  "tool_result"
+  "would-be-elided",
+  "error-result",
+  "user-message",
+  "last-turn",
+  "past-clearing-horizon",
+  "context-block",
+  "assistant-message",
+  "tool-result"
 ])
 
 /**
@@ -92,7 +92,7 @@ export const CriticalityReason = Schema.Literals([
 export type CriticalityReason = typeof CriticalityReason.Type
 
 /**
- * What a segment is: a system prompt, an instructions block, another system block (`context_block`), a
+ * What a segment is: a system prompt, an instructions block, another system block (`context-block`), a
  * checkpoint, the invariants block, a user message, an assistant message or one tool result.
  *
  * @category schemas
@@ -101,12 +101,12 @@ export type CriticalityReason = typeof CriticalityReason.Type
 export const SegmentType = Schema.Literals([
   "system",
   "instructions",
-  "context_block",
+  "context-block",
   "checkpoint",
   "invariants",
   "user",
   "assistant",
-  "tool_result"
+  "tool-result"
 ])
 
 /**
@@ -129,7 +129,7 @@ export type SegmentType = typeof SegmentType.Type
  *
  * const report = contextReport([{ role: "user", content: "hi" }], { mode: "on" })
  * const line = (s: ReportSegment) => `#${s.index} ${s.type} ${s.origin}: ${s.tokens} tokens, ${s.criticality} (${s.reason})`
- * report.mode !== "off" && report.segments.map(line) // ["#0 user user: 5 tokens, high (user_message)"]
+ * report.mode !== "off" && report.segments.map(line) // ["#0 user user: 5 tokens, high (user-message)"]
  * ```
  *
  * @category schemas
@@ -399,28 +399,28 @@ const CRITICALITY_RULES: ReadonlyArray<{
   { reason: "invariants", criticality: "pinned", holds: (s) => s.type === "invariants" },
   { reason: "pinned", criticality: "pinned", holds: (s) => s.pinned },
   { reason: "checkpoint", criticality: "pinned", holds: (s) => s.inCheckpoint },
-  { reason: "system_prompt", criticality: "pinned", holds: (s) => s.type === "system" },
+  { reason: "system-prompt", criticality: "pinned", holds: (s) => s.type === "system" },
   { reason: "instructions", criticality: "pinned", holds: (s) => s.type === "instructions" },
   { reason: "elided", criticality: "low", holds: (s) => s.elision === "applied" },
-  { reason: "would_be_elided", criticality: "low", holds: (s) => s.elision === "would_be" },
-  { reason: "error_result", criticality: "high", holds: (s) => s.isError },
-  { reason: "user_message", criticality: "high", holds: (s) => s.type === "user" },
+  { reason: "would-be-elided", criticality: "low", holds: (s) => s.elision === "would_be" },
+  { reason: "error-result", criticality: "high", holds: (s) => s.isError },
+  { reason: "user-message", criticality: "high", holds: (s) => s.type === "user" },
   {
-    reason: "last_turn",
+    reason: "last-turn",
     criticality: "high",
-    holds: (s) => s.lastTurn && (s.type === "assistant" || s.type === "tool_result")
+    holds: (s) => s.lastTurn && (s.type === "assistant" || s.type === "tool-result")
   },
-  { reason: "past_clearing_horizon", criticality: "low", holds: (s) => s.pastHorizon },
-  { reason: "context_block", criticality: "normal", holds: (s) => s.type === "context_block" },
-  { reason: "assistant_message", criticality: "normal", holds: (s) => s.type === "assistant" }
+  { reason: "past-clearing-horizon", criticality: "low", holds: (s) => s.pastHorizon },
+  { reason: "context-block", criticality: "normal", holds: (s) => s.type === "context-block" },
+  { reason: "assistant-message", criticality: "normal", holds: (s) => s.type === "assistant" }
 ]
 
-/** The criticality and reason of a segment (see {@link CRITICALITY_RULES}); `tool_result` when no rule holds. */
+/** The criticality and reason of a segment (see {@link CRITICALITY_RULES}); `tool-result` when no rule holds. */
 const classify = (s: SegmentTraits): { readonly criticality: Criticality; readonly reason: CriticalityReason } => {
   for (const rule of CRITICALITY_RULES) {
     if (rule.holds(s)) return { criticality: rule.criticality, reason: rule.reason }
   }
-  return { criticality: "normal", reason: "tool_result" }
+  return { criticality: "normal", reason: "tool-result" }
 }
 
 /** What a message without tool results is, and where it comes from (a system message's source, else its role). */
@@ -432,7 +432,7 @@ const messageType = <M>(facts: MessageFacts, message: M, settings: Settings<M>):
     case "system": {
       const source = settings.format.source(message)
       if (source === undefined || source === "system") return { type: "system", origin: "system" }
-      return { type: source === "instructions" ? "instructions" : "context_block", origin: source }
+      return { type: source === "instructions" ? "instructions" : "context-block", origin: source }
     }
     case "user":
       if (facts.summary) return { type: "checkpoint", origin: "user" }
@@ -440,7 +440,7 @@ const messageType = <M>(facts: MessageFacts, message: M, settings: Settings<M>):
     case "assistant":
       return { type: "assistant", origin: "assistant" }
     default:
-      return { type: "tool_result", origin: facts.role }
+      return { type: "tool-result", origin: facts.role }
   }
 }
 
@@ -545,7 +545,7 @@ const build = <M>(
     results.forEach((fact, k) => {
       const elision = elisionOf.get(fact)
       const traits: SegmentTraits = {
-        type: "tool_result",
+        type: "tool-result",
         pinned: facts.pinned,
         inCheckpoint: facts.summary,
         elision: elision === undefined ? undefined : elisionKind,
@@ -556,7 +556,7 @@ const build = <M>(
       add({
         index: i,
         callId: fact.callId,
-        type: "tool_result",
+        type: "tool-result",
         origin: originOf(fact),
         tokens: tokens[k] ?? 0,
         ...classify(traits),
@@ -624,7 +624,7 @@ const report = <M>(history: ReadonlyArray<M>, options: ReportOptions<M> | undefi
  *   { mode: "shadow", invariants: { instruction: 1 } }
  * )
  * report.mode === "shadow" && report.segments.map((s) => [s.type, s.criticality, s.reason])
- * // [["system", "pinned", "system_prompt"], ["user", "high", "user_message"]]
+ * // [["system", "pinned", "system-prompt"], ["user", "high", "user-message"]]
  * ```
  *
  * @category report

@@ -55,21 +55,21 @@ describe("contextReport", () => {
   it("lists every segment with type, origin, tokens, criticality and the reason for it", () => {
     const report = governed(history)
     assert.deepStrictEqual(report.segments.map((s) => [s.index, s.type, s.origin, s.criticality, s.reason, s.elided]), [
-      [0, "system", "system", "pinned", "system_prompt", undefined],
+      [0, "system", "system", "pinned", "system-prompt", undefined],
       [1, "instructions", "instructions", "pinned", "instructions", undefined],
-      [2, "context_block", "memory", "normal", "context_block", undefined],
-      [3, "user", "user", "high", "user_message", undefined],
-      [4, "assistant", "assistant", "normal", "assistant_message", undefined],
-      [5, "tool_result", "src/a.ts", "low", "would_be_elided", "superseded_read"],
-      [6, "assistant", "assistant", "normal", "assistant_message", undefined],
-      [7, "tool_result", "src/a.ts", "normal", "tool_result", undefined],
-      [8, "assistant", "assistant", "normal", "assistant_message", undefined],
-      [9, "tool_result", "run_process", "high", "error_result", undefined],
+      [2, "context-block", "memory", "normal", "context-block", undefined],
+      [3, "user", "user", "high", "user-message", undefined],
+      [4, "assistant", "assistant", "normal", "assistant-message", undefined],
+      [5, "tool-result", "src/a.ts", "low", "would-be-elided", "superseded_read"],
+      [6, "assistant", "assistant", "normal", "assistant-message", undefined],
+      [7, "tool-result", "src/a.ts", "normal", "tool-result", undefined],
+      [8, "assistant", "assistant", "normal", "assistant-message", undefined],
+      [9, "tool-result", "run_process", "high", "error-result", undefined],
       [10, "checkpoint", "user", "pinned", "checkpoint", undefined],
       [11, "user", "user", "pinned", "pinned", undefined],
-      [12, "assistant", "assistant", "normal", "assistant_message", undefined],
-      [13, "user", "user", "high", "user_message", undefined],
-      [14, "assistant", "assistant", "high", "last_turn", undefined]
+      [12, "assistant", "assistant", "normal", "assistant-message", undefined],
+      [13, "user", "user", "high", "user-message", undefined],
+      [14, "assistant", "assistant", "high", "last-turn", undefined]
     ])
     assert.deepStrictEqual(report.criticality, { pinned: 4, high: 4, normal: 6, low: 1 })
     assert.strictEqual(report.segmentsTotal, 15)
@@ -125,8 +125,8 @@ describe("contextReport", () => {
   it("marks tool results past the clearing horizon (keepToolResults) low", () => {
     const report = governed(history, { keepToolResults: 1 })
     assert.deepStrictEqual(
-      report.segments.filter((s) => s.type === "tool_result").map((s) => [s.callId, s.reason]),
-      [["r1", "would_be_elided"], ["e1", "past_clearing_horizon"], ["x1", "error_result"]]
+      report.segments.filter((s) => s.type === "tool-result").map((s) => [s.callId, s.reason]),
+      [["r1", "would-be-elided"], ["e1", "past-clearing-horizon"], ["x1", "error-result"]]
     )
     assert.match(governed(history, { keepToolResults: -1 }).diagnostics[0] ?? "", /keepToolResults/)
   })

@@ -3,7 +3,7 @@ import { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { formats, type Message } from "@ctxkit/core"
 import { ContextGoverned, Elision, govern, type ToolKinds } from "@ctxkit/governor"
 import type { GovernOptions } from "@ctxkit/governor/Govern"
-import { GovernorSettingAdjusted } from "@ctxkit/governor/GovernorDiagnostics"
+import { GovernorSettingAdjusted } from "@ctxkit/governor/Diagnostics"
 import { deepFreeze } from "@ctxkit/testing"
 // The event's id limit (32, the spec's number) is not exported from the root.
 import { assert, describe, it } from "@effect/vitest"

@@ -4,10 +4,13 @@
  *
  * @since 0.1.0
  */
+import { readSetting, setting } from "@ctxkit/core/Settings"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { InvalidInstructionsOption, type OutsideWorkspace } from "./Errors.ts"
 import { FILE_NAMES, fileInDirectory, projectNames, resolveWorkspace } from "./internal/agents.ts"
 import { capClosestFirst, clampBytes } from "./internal/cap.ts"
@@ -145,6 +148,11 @@ export interface AssembledInstructions {
   readonly maxBytes: number
 }
 
+const maxBytesSetting = setting(
+  Schema.Number.check(Schema.isBetween({ minimum: MAX_BYTES_RANGE[0], maximum: MAX_BYTES_RANGE[1] })),
+  { accepted: `${MAX_BYTES_RANGE[0]}-${MAX_BYTES_RANGE[1]}`, default: DEFAULT_MAX_BYTES }
+)
+
 const clampMaxBytes = (maxBytes: number): number => clampBytes(maxBytes, MAX_BYTES_RANGE, DEFAULT_MAX_BYTES)
 
 /**
@@ -278,9 +286,14 @@ export const loadInstructions: (
   OutsideWorkspace | InvalidInstructionsOption,
   FileSystem.FileSystem | Path.Path
 > = Effect.fn("Instructions.load")(function*(options: InstructionsOptions) {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
-  if (!(maxBytes >= MAX_BYTES_RANGE[0] && maxBytes <= MAX_BYTES_RANGE[1])) {
-    return yield* new InvalidInstructionsOption({ option: "maxBytes", value: maxBytes, allowed: "1024-1048576" })
+  // An Effect operation: an option that cannot be used fails, naming it, rather than being replaced.
+  const { adjustment, value: maxBytes } = readSetting("maxBytes", maxBytesSetting, options.maxBytes)
+  if (adjustment !== undefined) {
+    return yield* new InvalidInstructionsOption({
+      option: "maxBytes",
+      value: Predicate.isNumber(adjustment.given) ? adjustment.given : Number.NaN,
+      allowed: adjustment.accepted
+    })
   }
   const path = yield* Path.Path
   const { cwd, root } = yield* resolveWorkspace(options)

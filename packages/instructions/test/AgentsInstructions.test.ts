@@ -125,6 +125,12 @@ describe("loadInstructions (real directories)", () => {
       assert.include(out.text, truncationNotice(1976, 1024))
       const error = yield* Effect.flip(loadInstructions({ workspaceRoot: root, maxBytes: 100 }))
       assert.strictEqual(error._tag, "InvalidInstructionsOption")
+      assert.strictEqual(error.message, "Option maxBytes = 100 is not allowed (allowed: 1024-1048576).")
+      // A string that reads as a number in range is refused too, never coerced.
+      for (const maxBytes of [Number.NaN, "2048" as unknown as number]) {
+        const refused = yield* Effect.flip(loadInstructions({ workspaceRoot: root, maxBytes }))
+        assert.strictEqual(refused._tag, "InvalidInstructionsOption")
+      }
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.effect("refuses a cwd outside the workspace", () =>

@@ -7,6 +7,8 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { describeValue, isCheckpointText, isInvariantsText } from "./internal/text.ts"
 import { INVARIANTS_LIMITS } from "./Policy.ts"
@@ -14,16 +16,16 @@ import { INVARIANTS_LIMITS } from "./Policy.ts"
 const preview = (quote: string): string => JSON.stringify(quote.length > 60 ? quote.slice(0, 60) + "…" : quote)
 
 const REASONS = {
-  not_text: () => "is not text. Ask the summarizer for the instructions as an array of strings.",
+  "not-text": () => "is not text. Ask the summarizer for the instructions as an array of strings.",
   empty: () => "has no text. Nothing to keep.",
-  too_long: (quote: string) =>
+  "too-long": (quote: string) =>
     `is ${quote.length} characters, over the ${INVARIANTS_LIMITS.instructionChars}-character limit. Ask the summarizer to quote the instruction alone, exactly.`,
   duplicate: () => "is already kept. Nothing to do.",
-  not_found: () =>
+  "not-found": () =>
     "is not a literal substring of any message being summarized: the summarizer paraphrased or invented it. Ask it to copy the user's words exactly.",
-  not_user_text: () =>
+  "not-user-text": () =>
     "appears only outside the user's own messages (tool output, a checkpoint, the invariants block, assistant or system text). Only the user's own words are kept.",
-  list_full: () =>
+  "list-full": () =>
     `came after the list was full: ${INVARIANTS_LIMITS.instructions} instructions are kept, the oldest first, and new ones are rejected. Start a new session to collect others.`
 } as const
 
@@ -35,7 +37,7 @@ const REASONS = {
  * ```ts
  * import { QuoteRejected } from "@ctxkit/invariants"
  *
- * new QuoteRejected({ index: 0, quote: "Always use tabs", reason: "not_found" }).message
+ * new QuoteRejected({ index: 0, quote: "Always use tabs", reason: "not-found" }).message
  * // "Quote 0 \"Always use tabs\" is not a literal substring of any message being summarized: ..."
  * ```
  *
@@ -50,11 +52,11 @@ export class QuoteRejected extends Schema.TaggedClass<QuoteRejected>("@ctxkit/in
     /** The quote, or a description of the value when it was not a string. */
     quote: Schema.String,
     /**
-     * `not_text`, `empty`, `too_long` (over 500 characters), `duplicate` (already kept), `not_found` (in no
-     * message being summarized), `not_user_text` (only in tool output, a checkpoint, the invariants block,
-     * assistant or system text), or `list_full` (20 instructions already kept).
+     * `not-text`, `empty`, `too-long` (over 500 characters), `duplicate` (already kept), `not-found` (in no
+     * message being summarized), `not-user-text` (only in tool output, a checkpoint, the invariants block,
+     * assistant or system text), or `list-full` (20 instructions already kept).
      */
-    reason: Schema.Literals(["not_text", "empty", "too_long", "duplicate", "not_found", "not_user_text", "list_full"])
+    reason: Schema.Literals(["not-text", "empty", "too-long", "duplicate", "not-found", "not-user-text", "list-full"])
   }
 ) {
   /** What happened and what to do about it. */
@@ -147,15 +149,15 @@ const accept = <M>(
       rejected.push(
         new QuoteRejected({ index, quote: typeof quote === "string" ? quote : describeValue(quote), reason })
       )
-    if (typeof quote !== "string") return reject("not_text")
+    if (typeof quote !== "string") return reject("not-text")
     if (quote.trim().length === 0) return reject("empty")
-    if (quote.length > INVARIANTS_LIMITS.instructionChars) return reject("too_long")
+    if (quote.length > INVARIANTS_LIMITS.instructionChars) return reject("too-long")
     if (kept.has(quote)) return reject("duplicate")
     if (!users.some((text) => text.includes(quote))) {
       others ??= messages.map((message) => format.text(message))
-      return reject(others.some((text) => text.includes(quote)) ? "not_user_text" : "not_found")
+      return reject(others.some((text) => text.includes(quote)) ? "not-user-text" : "not-found")
     }
-    if (count >= INVARIANTS_LIMITS.instructions) return reject("list_full")
+    if (count >= INVARIANTS_LIMITS.instructions) return reject("list-full")
     kept.add(quote)
     count++
     accepted.push(quote)
@@ -190,7 +192,7 @@ const accept = <M>(
  *   "Do not use semicolons"
  * ], { instructions: ["Use tabs"] })
  * instructions // ["Use tabs", "Never use semicolons in generated code"]
- * rejected.map((r) => r.reason) // ["not_user_text", "not_found"]
+ * rejected.map((r) => r.reason) // ["not-user-text", "not-found"]
  * ```
  *
  * @category quotes
@@ -207,4 +209,18 @@ export const acceptQuotes: {
     quotes: ReadonlyArray<string>,
     options?: AcceptQuotesOptions<unknown> & { readonly format?: undefined }
   ): QuoteAcceptance
-} = accept
+  <M>(
+    quotes: ReadonlyArray<string>,
+    options: AcceptQuotesOptions<M> & { readonly format: MessageFormat<M> }
+  ): (summarized: ReadonlyArray<M>) => QuoteAcceptance
+  (
+    quotes: ReadonlyArray<string>,
+    options?: AcceptQuotesOptions<unknown> & { readonly format?: undefined }
+  ): <M>(summarized: ReadonlyArray<M>) => QuoteAcceptance
+} = dual(
+  // Both calls start with an array. Data-last is `(quotes)` or `(quotes, options)`, an options object second:
+  // anything else is the data-first call, so that a wrong value still gets its answer.
+  (args: IArguments) =>
+    args.length >= 3 || (args.length === 2 ? !Predicate.isObject(args[1]) : !Array.isArray(args[0])),
+  accept
+)

@@ -70,16 +70,16 @@ const PROBLEMS = {
     "Pass it as the InvariantSources schema documents it, or decode it with that schema at your edge."
   ],
   empty: ["has no text", "Leave it out, or give it its text."],
-  too_long: [
+  "too-long": [
     `is longer than ${INVARIANTS_LIMITS.instructionChars} characters`,
     "Collect instructions with acceptQuotes, which rejects longer quotes."
   ],
-  too_many: [
+  "too-many": [
     `comes after the first ${INVARIANTS_LIMITS.instructions} instructions (the oldest are kept)`,
     `Collect instructions with acceptQuotes, which keeps at most ${INVARIANTS_LIMITS.instructions}.`
   ],
   duplicate: ["repeats an earlier item of the same section", "Drop the repeat."],
-  not_a_name: [
+  "not-a-name": [
     "is not a grant name (names are letters, digits and _ . : @ + -, at most 100 characters)",
     "Pass names such as analysis.run or write_file; never paths, scripts or arguments."
   ]
@@ -99,7 +99,7 @@ export class SourceIgnored extends Schema.TaggedClass<SourceIgnored>("@ctxkit/in
     /** Where in the sources (`instructions[3]`, `plan`, `criteria[0]`, `grants.externalDirectories`). */
     path: Schema.String,
     /** Why it was left out. */
-    problem: Schema.Literals(["malformed", "empty", "too_long", "too_many", "duplicate", "not_a_name"])
+    problem: Schema.Literals(["malformed", "empty", "too-long", "too-many", "duplicate", "not-a-name"])
   }
 ) {
   /** What happened and what to do about it. */

@@ -5,6 +5,8 @@
  *
  * @since 0.1.0
  */
+import { readSetting, setting } from "@ctxkit/core/Settings"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import {
   type InvariantsDiagnostic,
@@ -128,21 +130,41 @@ const hasText = (text: string): boolean => text.trim().length > 0
 /** Always this template, `1` included, so a reader (or a parser) sees one fixed form. */
 const omissionLine = (count: number): string => `[${count} invariants omitted: context.invariants.maxChars]`
 
+const maxCharsSetting = setting(
+  Schema.Int.check(
+    Schema.isBetween({ minimum: INVARIANTS_LIMITS.maxChars.min, maximum: INVARIANTS_LIMITS.maxChars.max })
+  ),
+  {
+    accepted: `an integer from ${INVARIANTS_LIMITS.maxChars.min} to ${INVARIANTS_LIMITS.maxChars.max}`,
+    default: INVARIANTS_LIMITS.maxChars.default,
+    // A number out of range is clamped into it; anything else is the default.
+    repair: (given) => {
+      const { default: fallback, max, min } = INVARIANTS_LIMITS.maxChars
+      return Predicate.isNumber(given) && !Number.isNaN(given)
+        ? Math.min(max, Math.max(min, Math.floor(given)))
+        : fallback
+    }
+  }
+)
+
+const maintainerSetting = setting(
+  Schema.String.check(Schema.isMaxLength(MAINTAINER_MAX), Schema.isPattern(MAINTAINER)),
+  {
+    accepted: `a name of at most ${MAINTAINER_MAX} characters, without control characters or angle brackets`,
+    default: DEFAULT_MAINTAINER
+  }
+)
+
 const resolveMaxChars = (given: unknown, diagnostics: Array<InvariantsDiagnostic>): number => {
-  const { default: fallback, max, min } = INVARIANTS_LIMITS.maxChars
-  if (given === undefined) return fallback
-  let used: number
-  if (typeof given !== "number" || Number.isNaN(given)) used = fallback
-  else used = Math.min(max, Math.max(min, Math.floor(given)))
-  if (used !== given) diagnostics.push(new MaxCharsAdjusted({ given: describeValue(given), used }))
-  return used
+  const { adjustment, value } = readSetting("maxChars", maxCharsSetting, given)
+  if (adjustment !== undefined) diagnostics.push(new MaxCharsAdjusted({ given: describeValue(given), used: value }))
+  return value
 }
 
 const resolveMaintainer = (given: unknown, diagnostics: Array<InvariantsDiagnostic>): string => {
-  if (given === undefined) return DEFAULT_MAINTAINER
-  if (typeof given === "string" && given.length <= MAINTAINER_MAX && MAINTAINER.test(given)) return given
-  diagnostics.push(new MaintainerAdjusted({ given: describeValue(given), used: DEFAULT_MAINTAINER }))
-  return DEFAULT_MAINTAINER
+  const { adjustment, value } = readSetting("maintainer", maintainerSetting, given)
+  if (adjustment !== undefined) diagnostics.push(new MaintainerAdjusted({ given: describeValue(given), used: value }))
+  return value
 }
 
 const isRecord = Schema.is(Schema.Record(Schema.String, Schema.Unknown))
@@ -160,9 +182,9 @@ const collect = (sources: Readonly<Record<string, unknown>>, diagnostics: Array<
       const path = `instructions[${i}]`
       if (typeof text !== "string") return ignore(path, "malformed")
       if (!hasText(text)) return ignore(path, "empty")
-      if (text.length > INVARIANTS_LIMITS.instructionChars) return ignore(path, "too_long")
+      if (text.length > INVARIANTS_LIMITS.instructionChars) return ignore(path, "too-long")
       if (seen.has(text)) return ignore(path, "duplicate")
-      if (seen.size >= INVARIANTS_LIMITS.instructions) return ignore(path, "too_many")
+      if (seen.size >= INVARIANTS_LIMITS.instructions) return ignore(path, "too-many")
       seen.add(text)
       items.push({
         kind: "instruction",
@@ -229,7 +251,7 @@ const collect = (sources: Readonly<Record<string, unknown>>, diagnostics: Array<
         names.forEach((name: unknown, i) => {
           const path = `grants.names[${i}]`
           if (typeof name !== "string") return ignore(path, "malformed")
-          if (!GRANT_NAME.test(name)) return ignore(path, "not_a_name")
+          if (!GRANT_NAME.test(name)) return ignore(path, "not-a-name")
           if (seen.has(name)) return ignore(path, "duplicate")
           seen.add(name)
           items.push({ kind: "grant", section: SECTION.grants, priority: PRIORITY.grant, line: itemLine(name) })

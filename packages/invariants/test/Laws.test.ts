@@ -325,7 +325,7 @@ describe("L13: every kept quote is a literal substring of a user message, on gen
             }
             // And the converse: a quote of a normal user turn is never refused as someone else's words.
             for (const rejected of [...once.rejected, ...twice.rejected]) {
-              if (rejected.reason === "not_found" || rejected.reason === "not_user_text") {
+              if (rejected.reason === "not-found" || rejected.reason === "not-user-text") {
                 assert.isFalse(normalTexts.some((t) => t.includes(rejected.quote)), rejected.message)
               }
             }
@@ -366,7 +366,7 @@ describe("L13: every kept quote is a literal substring of a user message, on gen
     ]
     const result = acceptQuotes(mixed, ["Use tabs.", "Use spaces.", "Use commas.", "Use colons."])
     assert.deepStrictEqual(result.instructions, ["Use tabs."])
-    assert.deepStrictEqual(result.rejected.map((r) => r.reason), ["not_user_text", "not_user_text", "not_user_text"])
+    assert.deepStrictEqual(result.rejected.map((r) => r.reason), ["not-user-text", "not-user-text", "not-user-text"])
     assert.strictEqual(formats.auto.name, "auto")
   })
 })

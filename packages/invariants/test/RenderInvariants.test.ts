@@ -147,9 +147,9 @@ describe("renderInvariants: the block, exactly", () => {
     assert.notInclude(build.text, "rm -rf")
     assert.notInclude(build.text, "Users")
     assert.deepStrictEqual(build.diagnostics.map((d) => d._tag === "SourceIgnored" ? [d.path, d.problem] : d._tag), [
-      ["grants.names[1]", "not_a_name"],
-      ["grants.names[2]", "not_a_name"],
-      ["grants.names[3]", "not_a_name"],
+      ["grants.names[1]", "not-a-name"],
+      ["grants.names[2]", "not-a-name"],
+      ["grants.names[3]", "not-a-name"],
       ["grants.names[5]", "duplicate"]
     ])
     const none = renderInvariants({ compacted: true, instructions: [], grants: { names: [], externalDirectories: 0 } })
@@ -381,9 +381,9 @@ describe("renderInvariants: sources out of shape", () => {
     assert.deepStrictEqual(
       block.diagnostics.map((d) => d._tag === "SourceIgnored" ? `${d.path} ${d.problem}` : d._tag),
       [
-        "instructions[0] too_long",
-        "instructions[21] too_many",
-        "instructions[22] too_many",
+        "instructions[0] too-long",
+        "instructions[21] too-many",
+        "instructions[22] too-many",
         "instructions[23] duplicate",
         "instructions[24] empty"
       ]

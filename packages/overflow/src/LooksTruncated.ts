@@ -3,8 +3,8 @@
  * same conversation, compared with how much the local estimate of those requests grew.
  *
  * A server may answer HTTP 200 with a normal stop reason after dropping the oldest messages of a
- * conversation that does not fit its window (Ollama does, as measured in the tutorial this package comes
- * from). The reported prompt size is then the only trace left: while the estimate keeps growing turn after
+ * conversation that does not fit its window (Ollama does, as measured in the local-harness overflow guide this package
+ * comes from). The reported prompt size is then the only trace left: while the estimate keeps growing turn after
  * turn, the reported size stops growing (a plateau) or falls to almost nothing (a collapse).
  *
  * @since 0.1.0

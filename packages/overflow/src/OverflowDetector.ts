@@ -202,11 +202,11 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
  *    chat template, tools) by more than max(3 tokens, 2% of the counted growth); `exact-first-request`, with
  *    no baseline: short of the count (plus the overhead learned, when negative) by more than max(3, 2%).
  * 7. Approximate counter: `known-window` (the last good report plus the least the growth can cost exceeds
- *    the known window, and the report is at or under it); `first-request` and `growth`, the tutorial's
- *    signal (`looksTruncated`), flagged only under 0.025 of the estimate (of its growth): runs of spaces
- *    cost 1/32 of a characters / 4 estimate in o200k, so between 0.025 and `OVERFLOW_GROWTH_RATIO` honest
- *    text is possible and the request is a `suspect` (not flagged, not trusted); `first-request-small` and
- *    `below-min-growth` are undecided.
+ *    the known window, and the report is at or under it); `first-request` and `growth`, the local-harness
+ *    overflow guide's signal (`looksTruncated`), flagged only under 0.025 of the estimate (of its growth): runs
+ *    of spaces cost 1/32 of a characters / 4 estimate in o200k, so between 0.025 and `OVERFLOW_GROWTH_RATIO`
+ *    honest text is possible and the request is a `suspect` (not flagged, not trusted); `first-request-small`
+ *    and `below-min-growth` are undecided.
  *
  * A flagged or suspect request never calibrates and never becomes the baseline. No usage never decides, and
  * an honest request (the server kept every token of a prompt that only grew, or was declared edited) is

@@ -30,7 +30,8 @@ import { RequestSample } from "./LooksTruncated.ts"
  *   growth can cost already exceeds the window, and the report sits at or under it.
  * - `first-request-small`: no earlier request to compare with, estimated under `OVERFLOW_MIN_FIRST`; undecided.
  * - `first-request`: no earlier request; judged by the ratio of reported to estimated size.
- * - `growth`: judged by the growth since the last good request (the tutorial's signal, `looksTruncated`).
+ * - `growth`: judged by the growth since the last good request (the local-harness overflow guide's signal,
+ *   `looksTruncated`).
  * - `below-min-growth`: the estimate grew by less than the minimum growth since the last good request; undecided.
  *
  * @example
@@ -95,7 +96,8 @@ export type RequestKind = typeof RequestKind.Type
 /**
  * How a truncated request looks: `plateau` when the server still reports about a window's worth of tokens
  * (it kept the system prompt and the most recent messages), `collapse` when it reports almost nothing (63
- * tokens in the tutorial's measurements). A label for messages and reports; no decision depends on it.
+ * tokens in the local-harness overflow guide's measurements). A label for messages and reports; no decision
+ * depends on it.
  *
  * @example
  * ```ts
@@ -202,8 +204,8 @@ export type OverflowEvidence = typeof OverflowEvidence.Type
  * - `sample`: the request as observed; `baseline`: the last good request it was compared with, if any.
  * - `minGrowth`: the minimum estimated growth that applied (200 for a turn, 50 for a compaction request).
  * - `evidence`: the numbers that decided (see `OverflowEvidence`).
- * - `suspect`: the tutorial's signal fired, but honest low-information text (runs of spaces) can do the same:
- *   not flagged, and not trusted either (no calibration, not the baseline).
+ * - `suspect`: the local-harness overflow guide's signal fired, but honest low-information text (runs of spaces)
+ *   can do the same: not flagged, and not trusted either (no calibration, not the baseline).
  * - `mode` and `apparentWindow`, on a truncated request: how the truncation looks and the window the server
  *   appears to have.
  *
@@ -237,7 +239,7 @@ export const OverflowVerdict = Schema.Struct({
   minGrowth: Schema.Number,
   /** The numbers that decided. */
   evidence: OverflowEvidence,
-  /** The tutorial's signal fired on a request no safe rule confirmed: not flagged, not trusted. */
+  /** The local-harness overflow guide's signal fired on a request no safe rule confirmed: not flagged, not trusted. */
   suspect: Schema.optionalKey(Schema.Boolean),
   /** On a truncated request: plateau or collapse. */
   mode: Schema.optionalKey(TruncationMode),

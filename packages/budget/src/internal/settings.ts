@@ -1,3 +1,6 @@
+import { readSetting, setting } from "@ctxkit/core/Settings"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { type BudgetDiagnostic, MeasureInvalid, SettingAdjusted } from "../Diagnostics.ts"
 import { describeValue } from "./format.ts"
 
@@ -26,35 +29,50 @@ export const isCount = (value: unknown): value is number =>
 export const isPositive = (value: unknown): value is number =>
   typeof value === "number" && value > 0 && value <= MAX_COUNT
 
-/** The threshold to use: the default when absent, clamped into [0.1, 0.99] (reported) when out of range. */
-export const threshold = (given: unknown, report: Array<BudgetDiagnostic>): number => {
-  if (given === undefined) return DEFAULT_THRESHOLD
-  let used: number
-  if (typeof given !== "number" || Number.isNaN(given)) used = DEFAULT_THRESHOLD
-  else if (given < MIN_THRESHOLD) used = MIN_THRESHOLD
-  else if (given > MAX_THRESHOLD) used = MAX_THRESHOLD
-  else return given
-  report.push(new SettingAdjusted({ setting: "threshold", given: describeValue(given), used }))
-  return used
+const thresholdSetting = setting(
+  Schema.Number.check(Schema.isBetween({ minimum: MIN_THRESHOLD, maximum: MAX_THRESHOLD })),
+  {
+    accepted: `a fraction from ${MIN_THRESHOLD} to ${MAX_THRESHOLD}`,
+    default: DEFAULT_THRESHOLD,
+    repair: (given) =>
+      !Predicate.isNumber(given) || Number.isNaN(given)
+        ? DEFAULT_THRESHOLD
+        : Math.min(MAX_THRESHOLD, Math.max(MIN_THRESHOLD, given))
+  }
+)
+const charsSetting = setting(Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(MAX_COUNT)), {
+  accepted: "a number of characters > 0",
+  default: DEFAULT_CHARS
+})
+const overheadSetting = setting(
+  Schema.Number.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(MAX_COUNT)),
+  { accepted: "a number of tokens ≥ 0", default: DEFAULT_OVERHEAD }
+)
+
+const read = (
+  name: SettingAdjusted["setting"],
+  field: typeof thresholdSetting,
+  given: unknown,
+  report: Array<BudgetDiagnostic>
+): number => {
+  const { adjustment, value } = readSetting(name, field, given)
+  if (adjustment !== undefined) {
+    report.push(new SettingAdjusted({ setting: name, given: describeValue(given), used: value }))
+  }
+  return value
 }
+
+/** The threshold to use: the default when absent, clamped into [0.1, 0.99] (reported) when out of range. */
+export const threshold = (given: unknown, report: Array<BudgetDiagnostic>): number =>
+  read("threshold", thresholdSetting, given, report)
 
 /** The character budget to use: the default when absent or not a finite number > 0 (reported). */
-export const maxContextChars = (given: unknown, report: Array<BudgetDiagnostic>): number => {
-  if (given === undefined) return DEFAULT_CHARS
-  if (isPositive(given)) return given
-  report.push(new SettingAdjusted({ setting: "maxContextChars", given: describeValue(given), used: DEFAULT_CHARS }))
-  return DEFAULT_CHARS
-}
+export const maxContextChars = (given: unknown, report: Array<BudgetDiagnostic>): number =>
+  read("maxContextChars", charsSetting, given, report)
 
 /** The per-message overhead to use: the default when absent or not a finite number ≥ 0 (reported). */
-export const overhead = (given: unknown, report: Array<BudgetDiagnostic>): number => {
-  if (given === undefined) return DEFAULT_OVERHEAD
-  if (isCount(given)) return given
-  report.push(
-    new SettingAdjusted({ setting: "perMessageOverhead", given: describeValue(given), used: DEFAULT_OVERHEAD })
-  )
-  return DEFAULT_OVERHEAD
-}
+export const overhead = (given: unknown, report: Array<BudgetDiagnostic>): number =>
+  read("perMessageOverhead", overheadSetting, given, report)
 
 /**
  * A measurement: itself when it is a number in [0, MAX_COUNT]; MAX_COUNT when it is larger (Infinity

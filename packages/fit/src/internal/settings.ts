@@ -6,7 +6,9 @@ import { CostCache, type TokenCounter } from "@ctxkit/budget"
 import { SettingAdjusted } from "@ctxkit/budget/Diagnostics"
 import { DEFAULT_PER_MESSAGE_OVERHEAD } from "@ctxkit/budget/MessageCost"
 import { formats, isMessageFormat, type MessageFormat, type Role } from "@ctxkit/core"
+import { readSettings as readOptions, setting, type SettingAdjustment } from "@ctxkit/core/Settings"
 import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { type FitDiagnostic, OptionAdjusted, UnusableBudget } from "../Diagnostics.ts"
 import type { CompressOptions, FitOptions, RelevanceScorer, RemovalCandidate, RoleFilter } from "../FitOptions.ts"
 import { asCounter } from "./counting.ts"
@@ -50,9 +52,6 @@ export interface Settings<M> {
 }
 
 const isPositive = (value: unknown): value is number => Predicate.isNumber(value) && Number.isFinite(value) && value > 0
-
-const isNonNegative = (value: unknown): value is number =>
-  Predicate.isNumber(value) && Number.isFinite(value) && value >= 0
 
 /**
  * LangChain's default text splitter: the text cut after every newline, each piece keeping its newline, so that
@@ -99,35 +98,56 @@ const readRoles = (
   return roles.size === 0 ? undefined : roles
 }
 
+const Positive = Schema.Finite.check(Schema.isGreaterThan(0))
+
+/** One {@link OptionAdjusted} (or budget's `SettingAdjusted` for the overhead, its one name) per adjustment. */
+const report = (adjusted: ReadonlyArray<SettingAdjustment>, diagnostics: Array<FitDiagnostic>): void => {
+  for (const a of adjusted) {
+    const given = describeValue(a.given)
+    if (a.option === "perMessageOverhead") {
+      diagnostics.push(new SettingAdjusted({ setting: "perMessageOverhead", given, used: a.used as number }))
+    } else {
+      const option = a.option as OptionAdjusted["option"]
+      const used = option === "format" ? "auto" : Predicate.isString(a.used) ? a.used : String(a.used)
+      diagnostics.push(new OptionAdjusted({ option, given, used }))
+    }
+  }
+}
+
+const compressionFields = {
+  threshold: setting(Positive, { accepted: "a number of tokens > 0", default: DEFAULT_COMPRESS_THRESHOLD })
+}
+
 const readCompression = (
   given: boolean | CompressOptions | undefined,
   diagnostics: Array<FitDiagnostic>
 ): Compression | undefined => {
   if (given === undefined || given === false) return undefined
-  const settings: CompressOptions = Predicate.isObject(given) ? given : {}
-  let threshold = DEFAULT_COMPRESS_THRESHOLD
-  if (settings.threshold !== undefined) {
-    if (isPositive(settings.threshold)) threshold = settings.threshold
-    else {
-      diagnostics.push(
-        new OptionAdjusted({
-          option: "compress.threshold",
-          given: describeValue(settings.threshold),
-          used: String(threshold)
-        })
-      )
-    }
+  const read = readOptions(compressionFields, given, "compress.")
+  report(read.adjusted, diagnostics)
+  const { threshold } = read.settings
+  // `keep` depends on the threshold: read once it is known.
+  const keepField = {
+    keep: setting(Positive.check(Schema.isLessThan(threshold)), {
+      accepted: `a number of tokens > 0 and below compress.threshold`,
+      default: Math.min(DEFAULT_COMPRESS_KEEP, Math.floor(threshold / 2))
+    })
   }
-  let keep = Math.min(DEFAULT_COMPRESS_KEEP, Math.floor(threshold / 2))
-  if (settings.keep !== undefined) {
-    if (isPositive(settings.keep) && settings.keep < threshold) keep = settings.keep
-    else {
-      diagnostics.push(
-        new OptionAdjusted({ option: "compress.keep", given: describeValue(settings.keep), used: String(keep) })
-      )
-    }
-  }
-  return { threshold, keep }
+  const kept = readOptions(keepField, given, "compress.")
+  report(kept.adjusted, diagnostics)
+  return { threshold, keep: kept.settings.keep }
+}
+
+const fields = {
+  format: setting(Schema.declare((u): u is MessageFormat<unknown> => isMessageFormat(u)), {
+    accepted: "a MessageFormat",
+    default: formats.auto as MessageFormat<unknown>
+  }),
+  perMessageOverhead: setting(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), {
+    accepted: "a number of tokens ≥ 0",
+    default: DEFAULT_PER_MESSAGE_OVERHEAD
+  }),
+  strategy: setting(Schema.Literals(["last", "first"]), { accepted: "\"last\" or \"first\"", default: "last" })
 }
 
 /** The settings of one fitting; what had to be adjusted goes to `diagnostics`. */
@@ -140,36 +160,17 @@ export const readSettings = <M>(
   // `null` or a non-object from an untyped caller reads as "no options".
   const options: FitOptions<M> = Predicate.isObject(given) ? given as FitOptions<M> : {}
 
-  let format = formats.auto as unknown as MessageFormat<M>
-  if (options.format !== undefined) {
-    if (isMessageFormat(options.format)) format = options.format
-    else diagnostics.push(new OptionAdjusted({ option: "format", given: describeValue(options.format), used: "auto" }))
-  }
-
-  let overhead = DEFAULT_PER_MESSAGE_OVERHEAD
-  if (options.perMessageOverhead !== undefined) {
-    if (isNonNegative(options.perMessageOverhead)) overhead = options.perMessageOverhead
-    else {
-      diagnostics.push(
-        new SettingAdjusted({
-          setting: "perMessageOverhead",
-          given: describeValue(options.perMessageOverhead),
-          used: DEFAULT_PER_MESSAGE_OVERHEAD
-        })
-      )
-    }
-  }
+  const read = readOptions(fields, options)
+  // Reported in the order the options are documented, the budget between the overhead and the strategy.
+  report(read.adjusted.filter((a) => a.option !== "strategy"), diagnostics)
+  const format = read.settings.format as MessageFormat<M>
+  const overhead = read.settings.perMessageOverhead
 
   const budgetUsable = isPositive(budget)
   if (!budgetUsable) diagnostics.push(new UnusableBudget({ given: describeValue(budget) }))
 
-  let keep: "last" | "first" = "last"
-  if (options.strategy !== undefined) {
-    if (options.strategy === "first" || options.strategy === "last") keep = options.strategy
-    else {diagnostics.push(
-        new OptionAdjusted({ option: "strategy", given: describeValue(options.strategy), used: "last" })
-      )}
-  }
+  report(read.adjusted.filter((a) => a.option === "strategy"), diagnostics)
+  const keep = read.settings.strategy
 
   let partial: ((text: string) => ReadonlyArray<string>) | undefined
   if (options.allowPartial === true) {

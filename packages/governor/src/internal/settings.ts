@@ -5,9 +5,11 @@
  */
 import { approximateCounter, type CostCache, toCounter, type TokenCounter } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { readSettings, setting } from "@ctxkit/core/Settings"
 import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import { GovernorSettingAdjusted } from "../Diagnostics.ts"
 import type { GovernMode, GovernOptions } from "../Govern.ts"
-import { GovernorSettingAdjusted } from "../GovernorDiagnostics.ts"
 import type { ToolKinds } from "../ToolKinds.ts"
 import { seedToolKinds } from "../tools/Seed.ts"
 import { type AnalysisState, stateOf } from "./analysis.ts"
@@ -43,24 +45,25 @@ const show = (value: unknown): string => {
   return typeof value
 }
 
-const integerIn = (
-  value: unknown,
-  min: number,
-  max: number,
-  fallback: number,
-  setting: GovernorSettingAdjusted["setting"],
-  out: Array<GovernorSettingAdjusted>
-): number => {
-  if (value === undefined) return fallback
-  if (typeof value === "number" && Number.isInteger(value) && value >= min && value <= max) return value
-  const used = typeof value === "number" && !Number.isNaN(value)
-    ? Math.min(max, Math.max(min, Math.trunc(value)))
-    : fallback
-  out.push(new GovernorSettingAdjusted({ setting, given: show(value), used: String(used) }))
-  return used
-}
+/** An integer option in [min, max]; a number out of range is clamped into it, anything else is the default. */
+const integerIn = (min: number, max: number, fallback: number) =>
+  setting(Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max })), {
+    accepted: `an integer from ${min} to ${max}`,
+    default: fallback,
+    repair: (given) =>
+      Predicate.isNumber(given) && !Number.isNaN(given) ? Math.min(max, Math.max(min, Math.trunc(given))) : fallback
+  })
 
-const MODES: ReadonlySet<unknown> = new Set(["off", "shadow", "on"])
+const fields = {
+  mode: setting(Schema.Literals(["off", "shadow", "on"]), {
+    accepted: "\"off\", \"shadow\" or \"on\"",
+    default: "off"
+  }),
+  minAgeTurns: integerIn(1, 20, DEFAULT_MIN_AGE_TURNS),
+  epochMessages: integerIn(0, 1000, DEFAULT_EPOCH_MESSAGES),
+  policyVersion: setting(Schema.Literal(1), { accepted: "1", default: 1 }),
+  request: integerIn(1, Number.MAX_SAFE_INTEGER, 1)
+}
 
 // Arrays pass, as they always did: a format or a mapping is only ever checked for being an object.
 const isRecord = Predicate.isObjectOrArray
@@ -68,18 +71,15 @@ const isRecord = Predicate.isObjectOrArray
 /** Validates `options`; every replaced value gives one {@link GovernorSettingAdjusted}. */
 export const settingsOf = <M>(options: GovernOptions<M> | undefined): Settings<M> => {
   const o: GovernOptions<M> = isRecord(options) ? options : {}
-  const diagnostics: Array<GovernorSettingAdjusted> = []
-  let mode: GovernMode = "off"
-  if (o.mode !== undefined) {
-    if (MODES.has(o.mode)) mode = o.mode
-    else diagnostics.push(new GovernorSettingAdjusted({ setting: "mode", given: show(o.mode), used: "\"off\"" }))
-  }
-  const minAgeTurns = integerIn(o.minAgeTurns, 1, 20, DEFAULT_MIN_AGE_TURNS, "minAgeTurns", diagnostics)
-  const epochMessages = integerIn(o.epochMessages, 0, 1000, DEFAULT_EPOCH_MESSAGES, "epochMessages", diagnostics)
-  if (o.policyVersion !== undefined && o.policyVersion !== 1) {
-    diagnostics.push(new GovernorSettingAdjusted({ setting: "policyVersion", given: show(o.policyVersion), used: "1" }))
-  }
-  const request = integerIn(o.request, 1, Number.MAX_SAFE_INTEGER, 1, "request", diagnostics)
+  const read = readSettings(fields, o)
+  const diagnostics = read.adjusted.map((a) =>
+    new GovernorSettingAdjusted({
+      setting: a.option as GovernorSettingAdjusted["setting"],
+      given: show(a.given),
+      used: a.option === "mode" ? JSON.stringify(a.used) : String(a.used)
+    })
+  )
+  const { epochMessages, minAgeTurns, mode, request } = read.settings
   const previous = o.previouslyElided
   const previouslyElided = new Set<string>()
   if (Predicate.isIterable(previous) && typeof previous !== "string") {

@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
  * @example
  * ```ts
  * import { govern } from "@ctxkit/governor"
- * import { GovernorSettingAdjusted } from "@ctxkit/governor/GovernorDiagnostics"
+ * import { GovernorSettingAdjusted } from "@ctxkit/governor/Diagnostics"
  *
  * const [diagnostic] = govern([], { mode: "on", minAgeTurns: 0 }).diagnostics
  * diagnostic instanceof GovernorSettingAdjusted && diagnostic.message
