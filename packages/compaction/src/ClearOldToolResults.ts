@@ -7,9 +7,9 @@
  */
 import type { Counter, CounterFailed } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
-import { describeValue } from "./internal/capFormat.ts"
 
 /**
  * The text that replaces a cleared tool result, exactly as the tutorial writes it.

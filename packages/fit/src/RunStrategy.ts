@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { type MessageFormat, toolGroups } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { PluginStrategy } from "./ContextStrategyRegistry.ts"
@@ -31,7 +32,6 @@ import {
   shapeKey
 } from "./internal/host.ts"
 import { truncateFit } from "./internal/strategies.ts"
-import { describeValue } from "./internal/text.ts"
 import { strategies } from "./Strategies.ts"
 
 /**

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { ElisionReason } from "./ElisionStub.ts"
@@ -469,7 +470,7 @@ const horizonOf = (given: unknown, diagnostics: Array<string>): number | undefin
   if (given === undefined) return undefined
   if (typeof given === "number" && Number.isSafeInteger(given) && given >= 0) return given
   diagnostics.push(
-    new GovernorSettingAdjusted({ setting: "keepToolResults", given: String(given), used: "no horizon" }).message
+    new GovernorSettingAdjusted({ setting: "keepToolResults", given: describeValue(given), used: "no horizon" }).message
   )
   return undefined
 }

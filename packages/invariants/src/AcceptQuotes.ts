@@ -7,8 +7,9 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Schema from "effect/Schema"
-import { describeValue, isCheckpointText, isInvariantsText } from "./internal/text.ts"
+import { isCheckpointText, isInvariantsText } from "./internal/text.ts"
 import { INVARIANTS_LIMITS } from "./Policy.ts"
 
 const preview = (quote: string): string => JSON.stringify(quote.length > 60 ? quote.slice(0, 60) + "…" : quote)

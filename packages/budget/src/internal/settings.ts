@@ -1,5 +1,5 @@
+import { describeValue } from "@ctxkit/core/Describe"
 import { type BudgetDiagnostic, MeasureInvalid, SettingAdjusted } from "../Diagnostics.ts"
-import { describeValue } from "./format.ts"
 
 /** Default compaction threshold (fraction of a known window). */
 export const DEFAULT_THRESHOLD = 0.85

@@ -3,23 +3,12 @@
  *
  * @internal
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Cause from "effect/Cause"
 import type * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
-
-/** A short description of a value for messages: `null`, `an array`, `"abc"`, `number 2`. */
-export const describeValue = (value: unknown): string => {
-  if (value === null) return "null"
-  if (value === undefined) return "nothing"
-  if (Array.isArray(value)) return "an array"
-  if (typeof value === "string") {
-    return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value)
-  }
-  if (typeof value === "object") return "an object"
-  return `${typeof value} ${String(value)}`
-}
 
 /** Renders a Schema issue path as code: `data.plugins[0].name`. */
 const renderPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string => {

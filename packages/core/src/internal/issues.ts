@@ -38,12 +38,3 @@ export const schemaIssues = <S extends Schema.Top>(schema: S) => {
 
 /** One issue at `path`. */
 export const issue = (path: string, message: string): ConversationIssue => new ConversationIssue({ path, message })
-
-/** A short description of a value for issue messages. */
-export const describe = (u: unknown): string => {
-  if (u === null) return "null"
-  if (Array.isArray(u)) return "an array"
-  if (typeof u === "string") return u.length > 40 ? `a string of ${u.length} characters` : JSON.stringify(u)
-  if (typeof u === "object") return "an object"
-  return typeof u === "undefined" ? "nothing" : `${typeof u} ${String(u)}`
-}

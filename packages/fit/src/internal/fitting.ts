@@ -20,13 +20,13 @@
  */
 import { estimateTokens } from "@ctxkit/budget"
 import { conversationMessages, toolGroups } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Result from "effect/Result"
 import type { FitDiagnostic } from "../Diagnostics.ts"
 import { NotAConversation, ProtectedOverBudget, RecountMismatch } from "../Diagnostics.ts"
 import type { ExcludedMessage, FitReason, FitResult, TruncatedBlock } from "../FitResult.ts"
 import { absorb, makePrice, type Price } from "./pricing.ts"
 import { readSettings, type Settings } from "./settings.ts"
-import { describeValue } from "./text.ts"
 
 /** A group's state: not decided yet, kept (its cost is in the total), or removed. */
 const PENDING = 0

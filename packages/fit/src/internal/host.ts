@@ -5,6 +5,7 @@
  */
 import { conversationCost, CostCache, makeCostCache, type TokenCounter } from "@ctxkit/budget"
 import { formats, isMessageFormat, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -14,7 +15,6 @@ import type { CountTokens, FitOptions, RemovalCandidate } from "../FitOptions.ts
 import type { FitReason, FitResult } from "../FitResult.ts"
 import { asCounter } from "./counting.ts"
 import { truncateFit } from "./strategies.ts"
-import { describeValue } from "./text.ts"
 
 /** What running untrusted code gave: its value, or why there is none. */
 export type Attempt =

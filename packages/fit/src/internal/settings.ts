@@ -4,11 +4,11 @@
  */
 import { CostCache, DEFAULT_PER_MESSAGE_OVERHEAD, SettingAdjusted, type TokenCounter } from "@ctxkit/budget"
 import { formats, isMessageFormat, type MessageFormat, type Role } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Predicate from "effect/Predicate"
 import { type FitDiagnostic, OptionAdjusted, UnusableBudget } from "../Diagnostics.ts"
 import type { CompressOptions, FitOptions, RelevanceScorer, RemovalCandidate, RoleFilter } from "../FitOptions.ts"
 import { asCounter } from "./counting.ts"
-import { describeValue } from "./text.ts"
 
 /** Default `compress.threshold`, in tokens. */
 export const DEFAULT_COMPRESS_THRESHOLD = 1_000

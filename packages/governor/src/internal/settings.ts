@@ -5,6 +5,7 @@
  */
 import { approximateCounter, type CostCache, toCounter, type TokenCounter } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Predicate from "effect/Predicate"
 import type { GovernMode, GovernOptions } from "../Govern.ts"
 import { GovernorSettingAdjusted } from "../GovernorDiagnostics.ts"
@@ -36,13 +37,6 @@ export interface Settings<M> {
   readonly diagnostics: ReadonlyArray<GovernorSettingAdjusted>
 }
 
-const show = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value)
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value)
-  if (value === null) return "null"
-  return typeof value
-}
-
 const integerIn = (
   value: unknown,
   min: number,
@@ -56,7 +50,7 @@ const integerIn = (
   const used = typeof value === "number" && !Number.isNaN(value)
     ? Math.min(max, Math.max(min, Math.trunc(value)))
     : fallback
-  out.push(new GovernorSettingAdjusted({ setting, given: show(value), used: String(used) }))
+  out.push(new GovernorSettingAdjusted({ setting, given: describeValue(value), used: String(used) }))
   return used
 }
 
@@ -72,12 +66,16 @@ export const settingsOf = <M>(options: GovernOptions<M> | undefined): Settings<M
   let mode: GovernMode = "off"
   if (o.mode !== undefined) {
     if (MODES.has(o.mode)) mode = o.mode
-    else diagnostics.push(new GovernorSettingAdjusted({ setting: "mode", given: show(o.mode), used: "\"off\"" }))
+    else {diagnostics.push(
+        new GovernorSettingAdjusted({ setting: "mode", given: describeValue(o.mode), used: "\"off\"" })
+      )}
   }
   const minAgeTurns = integerIn(o.minAgeTurns, 1, 20, DEFAULT_MIN_AGE_TURNS, "minAgeTurns", diagnostics)
   const epochMessages = integerIn(o.epochMessages, 0, 1000, DEFAULT_EPOCH_MESSAGES, "epochMessages", diagnostics)
   if (o.policyVersion !== undefined && o.policyVersion !== 1) {
-    diagnostics.push(new GovernorSettingAdjusted({ setting: "policyVersion", given: show(o.policyVersion), used: "1" }))
+    diagnostics.push(
+      new GovernorSettingAdjusted({ setting: "policyVersion", given: describeValue(o.policyVersion), used: "1" })
+    )
   }
   const request = integerIn(o.request, 1, Number.MAX_SAFE_INTEGER, 1, "request", diagnostics)
   const previous = o.previouslyElided

@@ -18,12 +18,3 @@ export const isInvariantsText = (text: string): boolean => /^\s*<invariants[\s>]
 
 /** An inserted summary (a compaction checkpoint or a fit summary), read by its header as `@ctxkit/core` writes it. */
 export const isCheckpointText = (text: string): boolean => isSummaryText(text)
-
-/** A value as text, for diagnostics. */
-export const describeValue = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value)
-  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value)
-  if (value === null) return "null"
-  if (value === undefined) return "undefined"
-  return Array.isArray(value) ? "an array" : `a ${typeof value}`
-}
