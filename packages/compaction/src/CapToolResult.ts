@@ -8,11 +8,11 @@
 import type { Counter, CounterFailed } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
+import { pairSafeEnd } from "@ctxkit/core/TextCut"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
 import { formatNumber } from "./internal/capFormat.ts"
-import { pairSafeEnd } from "./internal/text.ts"
 
 /**
  * Options of the token cap: the input room (`available`, from `available(window, maxTokens)` in

@@ -5,7 +5,8 @@
  * summary costs at most its cap.
  */
 import type { MessageFormat } from "@ctxkit/core"
-import { collapseWhitespace, safeHead, safeTail } from "./text.ts"
+import { safeHead, safeTail } from "@ctxkit/core/TextCut"
+import { collapseWhitespace } from "./text.ts"
 
 /** The summary's first line. */
 export const SUMMARY_HEADER = "[Summary of earlier context]"
