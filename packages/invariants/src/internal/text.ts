@@ -1,5 +1,3 @@
-import { isSummaryText } from "@ctxkit/core"
-
 /** Characters a JSON string may hold raw that must not reach the block: tag brackets and line breaks. */
 const UNSAFE = /[<>\u0085\u2028\u2029]/g
 
@@ -12,9 +10,3 @@ const unicodeEscape = (char: string): string => "\\u" + char.charCodeAt(0).toStr
  * these characters is ever part of an escape sequence `JSON.stringify` writes, so replacing them is safe.
  */
 export const itemLine = (text: string): string => "- " + JSON.stringify(text).replace(UNSAFE, unicodeEscape)
-
-/** A message text that is an invariants block (a host that stored it by mistake), not the user's words. */
-export const isInvariantsText = (text: string): boolean => /^\s*<invariants[\s>]/.test(text)
-
-/** An inserted summary (a compaction checkpoint or a fit summary), read by its header as `@ctxkit/core` writes it. */
-export const isCheckpointText = (text: string): boolean => isSummaryText(text)
