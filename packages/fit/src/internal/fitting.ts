@@ -20,6 +20,7 @@
  */
 import { estimateTokens } from "@ctxkit/budget"
 import { conversationMessages, toolGroups } from "@ctxkit/core"
+import { currentRequest } from "@ctxkit/core/CurrentRequest"
 import { describeValue } from "@ctxkit/core/Describe"
 import * as Result from "effect/Result"
 import type { FitDiagnostic } from "../Diagnostics.ts"
@@ -94,14 +95,7 @@ export const startFitting = <M>(
   const { format } = settings
   const { groupOf, groups } = toolGroups(input, format)
 
-  let request = -1
-  for (let i = input.length - 1; i >= 0; i--) {
-    const m = input[i] as M
-    if (format.role(m) === "user" && !format.isSummary(m)) {
-      request = i
-      break
-    }
-  }
+  const request = currentRequest(input, format)
   const locked = new Uint8Array(groups.length)
   const protectedRequest = settings.protectCurrentRequest ? request : -1
   for (let i = 0; i < input.length; i++) {

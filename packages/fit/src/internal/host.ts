@@ -5,6 +5,7 @@
  */
 import { conversationCost, CostCache, makeCostCache, type TokenCounter } from "@ctxkit/budget"
 import { formats, isMessageFormat, type MessageFormat } from "@ctxkit/core"
+import { currentRequest } from "@ctxkit/core/CurrentRequest"
 import { describeValue } from "@ctxkit/core/Describe"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -96,20 +97,6 @@ export const costs = <M>(list: ReadonlyArray<M>, costing: Costing<M>) => convers
 /** Whether `budget` is a finite number of tokens > 0. */
 export const budgetUsable = (budget: unknown): budget is number =>
   typeof budget === "number" && Number.isFinite(budget) && budget > 0
-
-/** Index of the current request (the last user message that is not a summary, skipping `skip`), or -1. */
-export const currentRequest = <M>(
-  list: ReadonlyArray<M>,
-  format: MessageFormat<M>,
-  skip?: (position: number) => boolean
-): number => {
-  for (let i = list.length - 1; i >= 0; i--) {
-    if (skip?.(i) === true) continue
-    const m = list[i] as M
-    if (format.role(m) === "user" && !format.isSummary(m)) return i
-  }
-  return -1
-}
 
 /** Per position: protected by the host's rules (system from the system itself, pinned, the current request). */
 export const protectedPositions = <M>(
