@@ -9,6 +9,7 @@ import { describeValue } from "../Describe.ts"
 import type { ConversationIssue } from "../Errors.ts"
 import { attachment, measureBase64, measureData, measureUrl, mimeField, utf8Bytes } from "../internal/attachments.ts"
 import { issue } from "../internal/issues.ts"
+import { LANGCHAIN_TYPES } from "../internal/langchainTypes.ts"
 import {
   arr,
   contentText,
@@ -133,16 +134,6 @@ interface View {
 }
 
 const TEXT: ReadonlySet<string> = new Set(["text"])
-const KINDS: ReadonlySet<string> = new Set([
-  "human",
-  "ai",
-  "system",
-  "tool",
-  "function",
-  "generic",
-  "developer",
-  "remove"
-])
 
 const CLASSES: ReadonlyMap<string, string> = new Map([
   ["HumanMessage", "human"],
@@ -176,9 +167,13 @@ const viewOf = (message: unknown): View => {
   }
   const data = rec(message, "data")
   if (data !== undefined && !("content" in message)) {
-    return { shape: "stored", body: data, kind: typeof type === "string" && KINDS.has(type) ? type : undefined }
+    return {
+      shape: "stored",
+      body: data,
+      kind: typeof type === "string" && LANGCHAIN_TYPES.has(type) ? type : undefined
+    }
   }
-  if (typeof type === "string" && KINDS.has(type)) return { shape: "plain", body: message, kind: type }
+  if (typeof type === "string" && LANGCHAIN_TYPES.has(type)) return { shape: "plain", body: message, kind: type }
   // A live message without an own `type` (older @langchain/core) is told by its class.
   return { shape: "plain", body: message, kind: kindOfClass(className(message)) }
 }
