@@ -1,6 +1,6 @@
 /**
- * How every ctxkit message names a value it was given: one wording for diagnostics, issues and errors, so that a
- * bad option reads the same in every package.
+ * How every ctxkit message names a value it was given and where it sits: one wording for diagnostics, issues
+ * and errors, so that a bad option reads the same in every package.
  *
  * @since 0.1.0
  */
@@ -41,4 +41,34 @@ export const describeValue = (value: unknown): string => {
     default:
       return String(value)
   }
+}
+
+/**
+ * A path of keys as code, under `base`: `messages[3].toolCalls[0].id`; a key that is not an identifier is quoted
+ * (`meta["x-id"]`). With an empty `base` the path starts with its first key (`data.plugins[0]`). Segments may be
+ * keys or Schema issue segments (`{ key }`), so a Schema failure's path reads like the caller's code.
+ *
+ * @example
+ * ```ts
+ * import { describePath } from "@ctxkit/core/Describe"
+ *
+ * describePath("messages", [3, "toolCalls", 0, "id"]) // "messages[3].toolCalls[0].id"
+ * describePath("", ["meta", "x-id"]) // "meta[\"x-id\"]"
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export const describePath = (
+  base: string,
+  path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>
+): string => {
+  let out = base
+  for (const segment of path) {
+    const key = typeof segment === "object" && segment !== null ? segment.key : segment
+    if (typeof key === "number") out += `[${key}]`
+    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) out += out === "" ? key : `.${key}`
+    else out += `[${JSON.stringify(String(key))}]`
+  }
+  return out
 }

@@ -1,4 +1,4 @@
-import { describeValue } from "@ctxkit/core/Describe"
+import { describePath, describeValue } from "@ctxkit/core/Describe"
 import { assert, describe, it } from "@effect/vitest"
 
 describe("describeValue: the one wording for a value in a message", () => {
@@ -31,5 +31,15 @@ describe("describeValue: the one wording for a value in a message", () => {
     assert.strictEqual(describeValue("a".repeat(41)), JSON.stringify(`${"a".repeat(40)}…`))
     // The 40th code unit is the first half of an emoji: the clip keeps 39.
     assert.strictEqual(describeValue(`${"a".repeat(39)}😀tail`), JSON.stringify(`${"a".repeat(39)}…`))
+  })
+})
+
+describe("describePath: a path as code", () => {
+  it("indexes, identifiers and quoted keys, under a base or from the first key", () => {
+    assert.strictEqual(describePath("messages", [3, "toolCalls", 0, "id"]), "messages[3].toolCalls[0].id")
+    assert.strictEqual(describePath("", ["data", "plugins", 0, "name"]), "data.plugins[0].name")
+    assert.strictEqual(describePath("", [{ key: "meta" }, { key: "x-id" }]), "meta[\"x-id\"]")
+    assert.strictEqual(describePath("m", []), "m")
+    assert.strictEqual(describePath("", [2]), "[2]")
   })
 })

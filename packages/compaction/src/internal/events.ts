@@ -3,30 +3,18 @@
  *
  * @internal
  */
-import { describeValue } from "@ctxkit/core/Describe"
+import { describePath, describeValue } from "@ctxkit/core/Describe"
 import * as Cause from "effect/Cause"
 import type * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-/** Renders a Schema issue path as code: `data.plugins[0].name`. */
-const renderPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string => {
-  let out = ""
-  for (const segment of path) {
-    const key = typeof segment === "object" && segment !== null ? segment.key : segment
-    if (typeof key === "number") out += `[${key}]`
-    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) out += out === "" ? key : `.${key}`
-    else out += `[${JSON.stringify(String(key))}]`
-  }
-  return out
-}
-
 /** The first problems of a Schema decoding failure, each with its path: `seq: Expected an integer…`. */
 export const describeIssue = (error: Schema.SchemaError): string => {
   const issues = formatter(error.issue).issues
   const shown = issues.slice(0, 3).map((issue) => {
-    const path = renderPath(issue.path ?? [])
+    const path = describePath("", issue.path ?? [])
     return path === "" ? issue.message : `${path}: ${issue.message}`
   })
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : ""
