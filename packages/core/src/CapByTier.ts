@@ -23,7 +23,7 @@
  * capByTier(rows, 2, (row) => row.pinned ? 0 : 1).map((row) => row.id) // [1, 4]
  * ```
  *
- * @category reports
+ * @category operations
  * @since 0.1.0
  */
 export const capByTier = <A>(

@@ -25,7 +25,7 @@ import type { MessageFormat } from "./MessageFormat.ts"
  * currentRequest(messages, formats.openaiChat) // 2
  * ```
  *
- * @category grouping
+ * @category operations
  * @since 0.1.0
  */
 export const currentRequest = <M>(

@@ -22,7 +22,7 @@ const splitsPair = (text: string, index: number): boolean =>
  * pairSafeEnd("ab😀", 3) // 2: index 3 is inside the emoji
  * ```
  *
- * @category text
+ * @category operations
  * @since 0.1.0
  */
 export const pairSafeEnd = (text: string, index: number): number => splitsPair(text, index) ? index - 1 : index
@@ -37,7 +37,7 @@ export const pairSafeEnd = (text: string, index: number): number => splitsPair(t
  * pairSafeStart("😀ab", 1) // 2: index 1 is inside the emoji
  * ```
  *
- * @category text
+ * @category operations
  * @since 0.1.0
  */
 export const pairSafeStart = (text: string, index: number): number => splitsPair(text, index) ? index + 1 : index
@@ -53,7 +53,7 @@ export const pairSafeStart = (text: string, index: number): number => splitsPair
  * safeHead("ok 😀 done", 4) // "ok " — the emoji is two code units and is not cut in half
  * ```
  *
- * @category text
+ * @category operations
  * @since 0.1.0
  */
 export const safeHead = (text: string, end: number): string =>
@@ -70,7 +70,7 @@ export const safeHead = (text: string, end: number): string =>
  * safeTail("done 😀 ok", 4) // " ok" — the emoji is two code units and is not cut in half
  * ```
  *
- * @category text
+ * @category operations
  * @since 0.1.0
  */
 export const safeTail = (text: string, count: number): string =>

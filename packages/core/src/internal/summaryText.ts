@@ -20,7 +20,7 @@ import { isRecord } from "./read.ts"
  * isSummaryText(note) // true
  * ```
  *
- * @category summaries
+ * @category constants
  * @since 0.1.0
  */
 export const SUMMARY_HEADER = "[Summary of earlier context]"
@@ -87,7 +87,7 @@ export const isSummaryText = (text: string | undefined): boolean => {
  * isInvariantsText("<invariantsList>") // false: another tag
  * ```
  *
- * @category summaries
+ * @category operations
  * @since 0.1.0
  */
 export const isInvariantsText = (text: string): boolean => /^\s*<invariants[\s>]/.test(text)
