@@ -310,7 +310,11 @@ export type FormatInput<F> = unknown extends F ? unknown
  */
 export type FormatSpec<M> = Omit<MessageFormat<M>, Defaulted> & Partial<Pick<MessageFormat<M>, Defaulted>>
 
-/** The members {@link makeFormat} fills in when a spec leaves them out. */
+/**
+ * The members {@link makeFormat} fills in when a spec leaves them out.
+ *
+ * @inline
+ */
 type Defaulted =
   | "attachesToNext"
   | "isPinned"
