@@ -19,7 +19,7 @@ describe("a wrong input never fits (defect 6)", () => {
       const [bad, named] of [
         [{ messages }, "\"messages\" array"],
         ["hello", "\"hello\""],
-        [undefined, "nothing"],
+        [undefined, "got undefined"],
         [{ role: "user", content: "hi" }, "an object"]
       ] as const
     ) {

@@ -7,9 +7,9 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import { type BudgetDiagnostic, WindowIgnored } from "./Diagnostics.ts"
 import { CHARS_PER_TOKEN, effectiveBudget } from "./EffectiveBudget.ts"
-import { describeValue } from "./internal/format.ts"
 import * as Settings from "./internal/settings.ts"
 import { available } from "./Reserve.ts"
 import { isTrustedWindow } from "./Window.ts"

@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import type { MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import { type BudgetDiagnostic, CounterFailed } from "./Diagnostics.ts"
 import { approximateCount, asCount, counterId } from "./internal/counting.ts"
-import { describeValue } from "./internal/format.ts"
 import { type Counter, type MessageCounter, toCounter, type TokenCounter } from "./TokenCounter.ts"
 
 /**

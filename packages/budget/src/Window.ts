@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import { WindowFallback, WindowIgnored, type WindowSource } from "./Diagnostics.ts"
-import { describeValue } from "./internal/format.ts"
 
 /**
  * The largest window ctxkit believes, in tokens. A larger value (or zero, a negative, NaN, infinity) is

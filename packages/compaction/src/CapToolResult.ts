@@ -8,15 +8,16 @@
 import type { Counter } from "@ctxkit/budget"
 import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting, type SettingAdjustment } from "@ctxkit/core/Settings"
+import { pairSafeEnd } from "@ctxkit/core/TextCut"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
-import { describeValue, formatNumber } from "./internal/capFormat.ts"
+import { formatNumber } from "./internal/capFormat.ts"
 import { optionsFirst } from "./internal/dual.ts"
-import { pairSafeEnd } from "./internal/text.ts"
 
 /**
  * Options of the token cap: the input room (`available`, from `available(window, maxTokens)` in

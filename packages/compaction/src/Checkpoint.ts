@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { findJsonCandidates } from "./internal/checkpointJson.ts"
@@ -97,9 +98,6 @@ const Reply = Schema.Struct({ checkpoint: Checkpoint })
 const decodeJson = Schema.decodeUnknownResult(Schema.fromJsonString(Schema.Unknown))
 const decodeReply = Schema.decodeUnknownResult(Reply)
 
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * Reads a summarizer's reply. The JSON is the first fenced code block (```` ``` ```` or ```` ```json ````) when
  * there is one, else the text from the first `{` to the last `}`; when a fenced block does not hold a valid
@@ -129,7 +127,7 @@ export const parseCheckpoint = (raw: string, fields: ReadonlyArray<string> = [])
   const text = typeof raw === "string" ? raw : ""
   for (const candidate of findJsonCandidates(text)) {
     const json = decodeJson(candidate)
-    if (Result.isFailure(json) || !isObject(json.success)) continue
+    if (Result.isFailure(json) || !Predicate.isObject(json.success)) continue
     const reply = decodeReply(json.success)
     if (Result.isFailure(reply)) continue
     const value = json.success

@@ -8,12 +8,12 @@
 import type { Counter } from "@ctxkit/budget"
 import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting } from "@ctxkit/core/Settings"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
-import { describeValue } from "./internal/capFormat.ts"
 import { optionsFirst } from "./internal/dual.ts"
 
 /**

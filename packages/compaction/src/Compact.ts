@@ -8,6 +8,7 @@
  */
 import { type CostCache, type Counter, makeCostCache, type TokenCounter } from "@ctxkit/budget"
 import { CompactionFailed, detectFormat, formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import type { RequestSample } from "@ctxkit/overflow"
 import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
@@ -25,7 +26,7 @@ import {
   truncatedRequestMessage
 } from "./Guards.ts"
 import { counterOf, messagesTokens, requestTokens } from "./internal/compactCounting.ts"
-import { causeText, describeValue } from "./internal/events.ts"
+import { causeText } from "./internal/events.ts"
 import { hookTimeout } from "./internal/eventsHooks.ts"
 import { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "./PlanCompaction.ts"
 import { type CompactionPlugin, runAfterCompact, runBeforeCompact } from "./PluginHooks.ts"

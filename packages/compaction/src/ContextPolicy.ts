@@ -7,12 +7,13 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting } from "@ctxkit/core/Settings"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { describeValue, formatNumber } from "./internal/capFormat.ts"
+import { formatNumber } from "./internal/capFormat.ts"
 
 /**
  * The three steps' settings, all relative to `available`:

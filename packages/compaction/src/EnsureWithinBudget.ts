@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { DEFAULT_MAX_CONTEXT_CHARS } from "@ctxkit/budget/EffectiveBudget"
+import { CHARS_PER_TOKEN, DEFAULT_MAX_CONTEXT_CHARS } from "@ctxkit/budget/EffectiveBudget"
 import type { CompactionFailed, ContextBudgetExceeded, MessageFormat } from "@ctxkit/core"
 import { formats } from "@ctxkit/core"
 import * as Cause from "effect/Cause"
@@ -214,7 +214,7 @@ export const ensureWithinBudget: {
           data: {
             messages: reduction.truncated,
             reason,
-            tokensSaved: Math.max(0, Math.floor((reduction.charsBefore - reduction.chars) / 4))
+            tokensSaved: Math.max(0, Math.floor((reduction.charsBefore - reduction.chars) / CHARS_PER_TOKEN))
           }
         })
         yield* persist(reduction.messages)

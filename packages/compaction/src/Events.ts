@@ -6,9 +6,10 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { describeIssue, describeValue } from "./internal/events.ts"
+import { describeIssue } from "./internal/events.ts"
 
 /** A count or a token estimate: an integer ≥ 0. */
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import { dual } from "effect/Function"
 import { optionsFirst } from "./internal/dual.ts"
 import { planBoundaries } from "./internal/planBoundaries.ts"
@@ -99,8 +100,6 @@ const DEFAULT_KEEP_TURNS = 2
 const MAX_KEEP_TURNS = 20
 const DEFAULT_MIN_KEEP_MESSAGES = 4
 
-const shown = (value: unknown): string => typeof value === "number" ? String(value) : `a ${typeof value}`
-
 const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArray<string> = []): NoPlan => ({
   _tag: "NoPlan",
   reason,
@@ -180,7 +179,7 @@ export const planCompaction: {
     return noPlan(
       "invalid-options",
       `keepTurns must be an integer from 0 to ${MAX_KEEP_TURNS} (got ${
-        shown(keepTurns)
+        describeValue(keepTurns)
       }): pass the number of recent turns to keep verbatim, or leave it unset for ${DEFAULT_KEEP_TURNS}.`
     )
   }
@@ -189,7 +188,7 @@ export const planCompaction: {
     return noPlan(
       "invalid-options",
       `minKeepMessages must be an integer of at least 1 (got ${
-        shown(minKeep)
+        describeValue(minKeep)
       }): pass how many messages a mid-turn cut keeps, or leave it unset for ${DEFAULT_MIN_KEEP_MESSAGES}.`
     )
   }

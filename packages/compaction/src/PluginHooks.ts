@@ -6,15 +6,16 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
+import { safeHead } from "@ctxkit/core/TextCut"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ParsedCheckpoint } from "./Checkpoint.ts"
 import type { CompactionReason, PluginHookFailed, PluginHookName, PluginReport } from "./Events.ts"
-import { describeIssue, describeValue } from "./internal/events.ts"
+import { describeIssue } from "./internal/events.ts"
 import { DEFAULT_HOOK_TIMEOUT, hookTimeout, runHook, safeDecode } from "./internal/eventsHooks.ts"
-import { safeHead } from "./internal/text.ts"
 import { INJECT_CONTEXT_MAX_CHARS } from "./SummaryMessage.ts"
 
 /**

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { checkpointHeader, formats, type MessageFormat } from "@ctxkit/core"
-import { safeHead } from "./internal/text.ts"
+import { safeHead } from "@ctxkit/core/TextCut"
 
 /**
  * Longest text a plugin may add after the checkpoint body (`afterCompact`'s `injectContext`), in UTF-16 code

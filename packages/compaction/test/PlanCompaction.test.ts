@@ -354,7 +354,7 @@ describe("planCompaction: invalid options", () => {
         `keepTurns must be an integer from 0 to 20 (got ${keepTurns}): pass the number of recent turns to keep verbatim, or leave it unset for 2.`
       )
     }
-    assert.include(invalid({ keepTurns: "2" as never }).detail, "(got a string)")
+    assert.include(invalid({ keepTurns: "2" as never }).detail, "(got \"2\")")
   })
 
   it("minKeepMessages must be an integer of at least 1", () => {

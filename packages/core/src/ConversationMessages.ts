@@ -6,8 +6,9 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
+import { describeValue } from "./Describe.ts"
 import { InvalidConversation } from "./Errors.ts"
-import { describe, issue } from "./internal/issues.ts"
+import { issue } from "./internal/issues.ts"
 
 /** `effect/ai`'s `Prompt` carries this key; its messages are its `content`. */
 const PROMPT_TYPE_ID = "~effect/ai/Prompt"
@@ -26,7 +27,7 @@ const mistake = (input: unknown): string => {
     }
   }
   return `expected an array of messages (or an effect/ai Prompt), got ${
-    describe(input)
+    describeValue(input)
   }: pass the conversation as an array`
 }
 

@@ -308,41 +308,27 @@ export type FormatInput<F> = unknown extends F ? unknown
  * @since 0.1.0
  * @inline
  */
-export type FormatSpec<M> =
-  & Omit<
-    MessageFormat<M>,
-    | "attachesToNext"
-    | "isPinned"
-    | "isProtected"
-    | "isSummary"
-    | "source"
-    | "id"
-    | "meta"
-    | "links"
-    | "forEachLink"
-    | "ownText"
-    | "attachments"
-    | "approvals"
-    | "withoutReasoning"
-  >
-  & Partial<
-    Pick<
-      MessageFormat<M>,
-      | "attachesToNext"
-      | "isPinned"
-      | "isProtected"
-      | "isSummary"
-      | "source"
-      | "id"
-      | "meta"
-      | "links"
-      | "forEachLink"
-      | "ownText"
-      | "attachments"
-      | "approvals"
-      | "withoutReasoning"
-    >
-  >
+export type FormatSpec<M> = Omit<MessageFormat<M>, Defaulted> & Partial<Pick<MessageFormat<M>, Defaulted>>
+
+/**
+ * The members {@link makeFormat} fills in when a spec leaves them out.
+ *
+ * @inline
+ */
+type Defaulted =
+  | "attachesToNext"
+  | "isPinned"
+  | "isProtected"
+  | "isSummary"
+  | "source"
+  | "id"
+  | "meta"
+  | "links"
+  | "forEachLink"
+  | "ownText"
+  | "attachments"
+  | "approvals"
+  | "withoutReasoning"
 
 const never = (): boolean => false
 const none = (): undefined => undefined

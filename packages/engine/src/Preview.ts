@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { approximateCounter } from "@ctxkit/budget"
 import type { FormatInput, MessageFormat, UnknownStrategy } from "@ctxkit/core"
 import {
   ContextStrategyRegistry,
@@ -122,7 +123,7 @@ const stages: <M>(
     const strategy = typeof wanted === "string"
       ? yield* ContextStrategyRegistry.resolve(given.registry ?? ContextStrategyRegistry.builtins, wanted)
       : wanted
-    const countTokens: CountTokens = given.countTokens ?? ((text: string) => Math.ceil(text.length / 4))
+    const countTokens: CountTokens = given.countTokens ?? approximateCounter
     // `strategy` here names the strategy to run, not LangChain's `strategy` option of fitting.
     const fitOptions: FitOptions<M> = { ...given, strategy: undefined }
     const fitted = yield* runStrategy(strategy, messages, countTokens, budget, {

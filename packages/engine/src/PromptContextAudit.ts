@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { capByTier } from "@ctxkit/core/CapByTier"
 import { type CountTokens, type FitOptions, FitReason } from "@ctxkit/fit"
 import * as Schema from "effect/Schema"
 import { TokenizerApproximate } from "./HostDiagnostics.ts"
@@ -390,16 +391,13 @@ const capBlocks = (
   max: number
 ): { readonly blocks: ReadonlyArray<Block>; readonly omitted: PromptContextAudit["blocksOmitted"] } => {
   if (blocks.length <= max) return { blocks, omitted: { count: 0, included: 0, excluded: 0, tokens: 0 } }
-  const tier = (b: Block): number => important(b) ? 0 : b.included ? 1 : 2
-  const chosen = [...blocks].sort((a, b) => tier(a) - tier(b) || b.position - a.position).slice(0, max)
-  const keep = new Set(chosen.map((b) => b.position))
-  const out: Array<Block> = []
+  const out = capByTier(blocks, max, (b) => important(b) ? 0 : b.included ? 1 : 2)
+  const keep = new Set(out)
   let included = 0
   let excluded = 0
   let tokens = 0
   for (const b of blocks) {
-    if (keep.has(b.position)) out.push(b)
-    else {
+    if (!keep.has(b)) {
       if (b.included) included++
       else excluded++
       tokens += b.tokens

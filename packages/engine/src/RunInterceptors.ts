@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { detectMessageFormat, type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import type { CountTokens, ExcludedMessage, FitOptions, FitResult, TruncatedBlock } from "@ctxkit/fit"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -32,7 +33,6 @@ import {
   Occurrences,
   protectedPositions
 } from "./internal/host.ts"
-import { describeValue } from "./internal/text.ts"
 import type { DroppedBlock } from "./RunStrategy.ts"
 
 /**

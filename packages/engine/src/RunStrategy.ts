@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { type FormatInput, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import {
   type CountTokens,
   type ExcludedMessage,
@@ -37,7 +38,6 @@ import {
   protectedPositions,
   shapeKey
 } from "./internal/host.ts"
-import { describeValue } from "./internal/text.ts"
 
 /**
  * How long the host waits for a strategy that returns an Effect: 15 seconds.

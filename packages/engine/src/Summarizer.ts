@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Summarizer as CompactionSummarizer, SummarizerError, type SummaryRequest } from "@ctxkit/compaction"
+import { describeValue } from "@ctxkit/core/Describe"
 import { LanguageModel } from "effect/ai"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -14,7 +15,6 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import { extractCheckpoint } from "./internal/summarizerExtractive.ts"
 import { describeFailure, replyOf } from "./internal/summarizerModel.ts"
-import { describeValue } from "./internal/text.ts"
 
 /**
  * How long `Summarizer.layerLanguageModel` waits for the model by default: ten minutes, enough for a full

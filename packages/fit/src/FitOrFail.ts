@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { type FormatInput, type MessageFormat, TokenBudgetExceeded } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
@@ -13,7 +14,6 @@ import { InvalidBudget } from "./Diagnostics.ts"
 import type { CountTokens, FitOptions } from "./FitOptions.ts"
 import type { FitResult } from "./FitResult.ts"
 import { isCountTokens } from "./internal/counting.ts"
-import { describeValue } from "./internal/text.ts"
 import { strategies } from "./Strategies.ts"
 
 /**

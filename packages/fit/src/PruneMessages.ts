@@ -6,11 +6,11 @@
  * @since 0.1.0
  */
 import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { NotAConversation, OptionAdjusted } from "./Diagnostics.ts"
-import { describeValue } from "./internal/text.ts"
 
 /**
  * Which tool calls to remove: `"all"`, those before the last message (`"before-last-message"`) or before the

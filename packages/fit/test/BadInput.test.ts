@@ -89,7 +89,7 @@ describe("bad input", () => {
     const badFormat = shiftContext(input, count, 50, { format: { name: "nope" } as never })
     assert.deepStrictEqual(
       badFormat.diagnostics[0],
-      new OptionAdjusted({ option: "format", given: "object", used: "auto" })
+      new OptionAdjusted({ option: "format", given: "an object", used: "auto" })
     )
     assert.deepStrictEqual(badFormat.kept, [input[1]])
     const badCompress = shiftContext(input, count, 50, { compress: { threshold: -1, keep: Number.NaN } })

@@ -6,6 +6,8 @@
  *
  * @since 0.1.0
  */
+import { capByTier } from "@ctxkit/core/CapByTier"
+import { describeValue } from "@ctxkit/core/Describe"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { GovernorSettingAdjusted } from "./Diagnostics.ts"
@@ -449,20 +451,12 @@ const messageType = <M>(facts: MessageFacts, message: M, settings: Settings<M>):
  * low ones, then the rest), newest first within a tier, until the room is used; listed in history order.
  */
 const cap = (segments: ReadonlyArray<ReportSegment>, limit: number): ReadonlyArray<ReportSegment> => {
-  if (segments.length <= limit) return segments
   const tierOf = (s: ReportSegment): number => {
     if (s.criticality === "pinned") return 0
     if (s.elided !== undefined) return 1
     return s.criticality === "low" ? 2 : 3
   }
-  const keep = new Set<number>()
-  for (let tier = 0; tier < 4 && keep.size < limit; tier++) {
-    for (let i = segments.length - 1; i >= 0 && keep.size < limit; i--) {
-      const s = segments[i]
-      if (s !== undefined && tierOf(s) === tier) keep.add(i)
-    }
-  }
-  return segments.filter((_, i) => keep.has(i))
+  return capByTier(segments, limit, tierOf)
 }
 
 /** The clearing horizon option: a count of recent tool results, or none (with a diagnostic for a bad value). */
@@ -470,7 +464,7 @@ const horizonOf = (given: unknown, diagnostics: Array<string>): number | undefin
   if (given === undefined) return undefined
   if (typeof given === "number" && Number.isSafeInteger(given) && given >= 0) return given
   diagnostics.push(
-    new GovernorSettingAdjusted({ setting: "keepToolResults", given: String(given), used: "no horizon" }).message
+    new GovernorSettingAdjusted({ setting: "keepToolResults", given: describeValue(given), used: "no horizon" }).message
   )
   return undefined
 }

@@ -7,10 +7,11 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
+import { isInvariantsText, isSummaryText } from "@ctxkit/core/InsertedText"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { describeValue, isCheckpointText, isInvariantsText } from "./internal/text.ts"
 import { INVARIANTS_LIMITS } from "./Policy.ts"
 
 const preview = (quote: string): string => JSON.stringify(quote.length > 60 ? quote.slice(0, 60) + "…" : quote)
@@ -117,7 +118,7 @@ export interface AcceptQuotesOptions<M> {
 const userText = <M>(message: M, format: MessageFormat<M>): string | undefined => {
   if (format.role(message) !== "user" || format.isSummary(message)) return undefined
   const whole = format.text(message)
-  if (isCheckpointText(whole) || isInvariantsText(whole)) return undefined
+  if (isSummaryText(whole) || isInvariantsText(whole)) return undefined
   const results = format.toolResults(message)
   if (results.length === 0) return whole
   // A user message that also carries tool results (Anthropic): only its own parts are the user's words.

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSetting, setting } from "@ctxkit/core/Settings"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
@@ -15,7 +16,7 @@ import {
   SourceIgnored,
   type SourceProblem
 } from "./Diagnostics.ts"
-import { describeValue, itemLine } from "./internal/text.ts"
+import { itemLine } from "./internal/text.ts"
 import { INVARIANTS_LIMITS, INVARIANTS_POLICY } from "./Policy.ts"
 import {
   APPROVED_PLAN_STATUSES,

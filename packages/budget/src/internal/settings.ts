@@ -1,8 +1,8 @@
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSetting, setting } from "@ctxkit/core/Settings"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { type BudgetDiagnostic, MeasureInvalid, SettingAdjusted } from "../Diagnostics.ts"
-import { describeValue } from "./format.ts"
 
 /** Default compaction threshold (fraction of a known window). */
 export const DEFAULT_THRESHOLD = 0.85

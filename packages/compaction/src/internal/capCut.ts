@@ -4,9 +4,9 @@
  *
  * @internal
  */
+import { pairSafeEnd, pairSafeStart } from "@ctxkit/core/TextCut"
 import type { Tally } from "./capCounting.ts"
 import { formatNumber, plural } from "./capFormat.ts"
-import { pairSafeEnd, pairSafeStart } from "./text.ts"
 
 /** A cut: `text.slice(0, head)` and `text.slice(tail)` are kept; what lies between is left out. */
 export interface Cut {

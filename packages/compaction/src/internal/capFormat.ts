@@ -23,13 +23,3 @@ export const formatNumber = (n: number, decimals = 1): string => {
 /** `1 line`, `3 lines`, `1,204 characters`. */
 export const plural = (n: number, singular: string, pluralForm = `${singular}s`): string =>
   `${formatNumber(n, 0)} ${n === 1 ? singular : pluralForm}`
-
-/** Any value as short text for a diagnostic or an error: `NaN`, `-1`, `"12"`, `undefined`, `object`. */
-export const describeValue = (value: unknown): string => {
-  if (typeof value === "number") return String(value)
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
-  if (value === null || value === undefined || typeof value === "boolean" || typeof value === "bigint") {
-    return String(value)
-  }
-  return Array.isArray(value) ? "an array" : typeof value
-}

@@ -3,41 +3,18 @@
  *
  * @internal
  */
+import { describePath, describeValue } from "@ctxkit/core/Describe"
 import * as Cause from "effect/Cause"
 import type * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-/** A short description of a value for messages: `null`, `an array`, `"abc"`, `number 2`. */
-export const describeValue = (value: unknown): string => {
-  if (value === null) return "null"
-  if (value === undefined) return "nothing"
-  if (Array.isArray(value)) return "an array"
-  if (typeof value === "string") {
-    return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value)
-  }
-  if (typeof value === "object") return "an object"
-  return `${typeof value} ${String(value)}`
-}
-
-/** Renders a Schema issue path as code: `data.plugins[0].name`. */
-const renderPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string => {
-  let out = ""
-  for (const segment of path) {
-    const key = typeof segment === "object" && segment !== null ? segment.key : segment
-    if (typeof key === "number") out += `[${key}]`
-    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) out += out === "" ? key : `.${key}`
-    else out += `[${JSON.stringify(String(key))}]`
-  }
-  return out
-}
-
 /** The first problems of a Schema decoding failure, each with its path: `seq: Expected an integer…`. */
 export const describeIssue = (error: Schema.SchemaError): string => {
   const issues = formatter(error.issue).issues
   const shown = issues.slice(0, 3).map((issue) => {
-    const path = renderPath(issue.path ?? [])
+    const path = describePath("", issue.path ?? [])
     return path === "" ? issue.message : `${path}: ${issue.message}`
   })
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : ""

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
+import { runPlugin } from "@ctxkit/core/RunPlugin"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -29,32 +29,13 @@ export const hookTimeout = (given: Duration.Input | undefined): Duration.Duratio
   return decoded !== undefined && Duration.toMillis(decoded) >= 0 ? decoded : undefined
 }
 
-/**
- * Runs `thunk` (a plugin's hook): a throw is a failure; a returned Effect runs under `timeout` (interrupted
- * when it is exceeded); a plain returned value is taken as the answer. Every failure, defect and timeout is
- * caught.
- */
+/** Runs `thunk` (a plugin's hook) with core's plugin runner; a failure becomes the event's error text. */
 export const runHook = (thunk: () => unknown, timeout: Duration.Duration): Effect.Effect<HookOutcome> =>
-  Effect.try({ try: thunk, catch: (error) => error }).pipe(
-    Effect.flatMap((out) =>
-      Effect.isEffect(out)
-        // Hooks are typed as needing no services; one that does dies, and is caught below.
-        ? Effect.timeout(out as Effect.Effect<unknown, unknown>, timeout)
-        : Effect.succeed(out)
-    ),
-    Effect.matchCause({
-      onSuccess: (value): HookOutcome => ({ _tag: "Done", value }),
-      onFailure: (cause): HookOutcome => {
-        const error = Cause.squash(cause)
-        return {
-          _tag: "Failed",
-          error: Cause.isTimeoutError(error)
-            ? `did not complete within ${Duration.toMillis(timeout)} ms`
-            : errorText(error)
-        }
-      }
+  Effect.map(runPlugin(thunk, timeout), (outcome): HookOutcome =>
+    outcome._tag === "Done" ? outcome : {
+      _tag: "Failed",
+      error: outcome.timedOut ? `did not complete within ${Duration.toMillis(timeout)} ms` : errorText(outcome.error)
     })
-  )
 
 /** Decodes a plugin's answer; a value whose reading throws (a throwing getter, a cycle) is `undefined`. */
 export const safeDecode = <A, E>(

@@ -3,7 +3,7 @@
  * clip itself, always computed from the original message.
  */
 import type { MessageFormat } from "@ctxkit/core"
-import { safeHead } from "./text.ts"
+import { safeHead } from "@ctxkit/core/TextCut"
 
 /** The marker every budget cut ends with (31 UTF-16 code units, the first one U+2026). */
 export const MARKER = "… [truncated by context budget]"

@@ -1,5 +1,5 @@
 /** Text helpers of the summarizer transcript: items clipped with a marker, character limits from options. */
-import { safeHead } from "./text.ts"
+import { safeHead } from "@ctxkit/core/TextCut"
 
 /** The marker an item of the summarizer transcript ends with when it was clipped. */
 export const ITEM_TRUNCATION_MARKER = "… [truncated]"

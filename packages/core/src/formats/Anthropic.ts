@@ -5,9 +5,10 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "../Describe.ts"
 import type { ConversationIssue } from "../Errors.ts"
 import { attachment, measureBase64, measureUrl, mimeField, utf8Bytes } from "../internal/attachments.ts"
-import { describe, issue } from "../internal/issues.ts"
+import { issue } from "../internal/issues.ts"
 import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "../internal/read.ts"
 import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
@@ -250,32 +251,32 @@ const blocksAttachments = (blocks: ReadonlyArray<unknown>): ReadonlyArray<Attach
 }
 
 const validateMessage = (message: unknown, path: string): ReadonlyArray<ConversationIssue> => {
-  if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
+  if (!isRecord(message)) return [issue(path, `expected a message object, got ${describeValue(message)}`)]
   const issues: Array<ConversationIssue> = []
   const role = message["role"]
   if (typeof role !== "string" || !ROLES.has(role)) {
-    issues.push(issue(`${path}.role`, `expected "user", "assistant" or "system", got ${describe(role)}`))
+    issues.push(issue(`${path}.role`, `expected "user", "assistant" or "system", got ${describeValue(role)}`))
   }
   const content = message["content"]
   if (typeof content === "string") return issues
   if (!Array.isArray(content)) {
-    issues.push(issue(`${path}.content`, `expected string or an array of blocks, got ${describe(content)}`))
+    issues.push(issue(`${path}.content`, `expected string or an array of blocks, got ${describeValue(content)}`))
     return issues
   }
   content.forEach((block, i) => {
     const at = `${path}.content[${i}]`
     if (!isRecord(block)) {
-      issues.push(issue(at, `expected a content block object, got ${describe(block)}`))
+      issues.push(issue(at, `expected a content block object, got ${describeValue(block)}`))
       return
     }
     const need = (key: string): void => {
       if (typeof block[key] !== "string") {
-        issues.push(issue(`${at}.${key}`, `expected string, got ${describe(block[key])}`))
+        issues.push(issue(`${at}.${key}`, `expected string, got ${describeValue(block[key])}`))
       }
     }
     const type = block["type"]
     if (typeof type !== "string") {
-      issues.push(issue(`${at}.type`, `expected string, got ${describe(type)}`))
+      issues.push(issue(`${at}.type`, `expected string, got ${describeValue(type)}`))
       return
     }
     if (type === "text") need("text")
@@ -287,7 +288,7 @@ const validateMessage = (message: unknown, path: string): ReadonlyArray<Conversa
       need("tool_use_id")
       const body = block["content"]
       if (TEXT_RESULTS.has(type) && body !== undefined && typeof body !== "string" && !Array.isArray(body)) {
-        issues.push(issue(`${at}.content`, `expected string or an array of blocks, got ${describe(body)}`))
+        issues.push(issue(`${at}.content`, `expected string or an array of blocks, got ${describeValue(body)}`))
       }
     }
   })

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { LANGCHAIN_TYPES } from "../internal/langchainTypes.ts"
 import { isRecord } from "../internal/read.ts"
 import type { MessageFormat } from "../MessageFormat.ts"
 import { aiSdk } from "./AiSdk.ts"
@@ -15,17 +16,6 @@ import { openaiChat } from "./OpenAiChat.ts"
 import { openaiResponses } from "./OpenAiResponses.ts"
 
 type AnyFormat = MessageFormat<unknown>
-
-const LANGCHAIN_TYPES: ReadonlySet<string> = new Set([
-  "human",
-  "ai",
-  "system",
-  "tool",
-  "function",
-  "generic",
-  "developer",
-  "remove"
-])
 
 const ANTHROPIC_PARTS: ReadonlySet<string> = new Set([
   "tool_use",

@@ -5,9 +5,11 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "../Describe.ts"
 import type { ConversationIssue } from "../Errors.ts"
 import { attachment, measureBase64, measureData, measureUrl, mimeField, utf8Bytes } from "../internal/attachments.ts"
-import { describe, issue } from "../internal/issues.ts"
+import { issue } from "../internal/issues.ts"
+import { LANGCHAIN_TYPES } from "../internal/langchainTypes.ts"
 import {
   arr,
   contentText,
@@ -132,16 +134,6 @@ interface View {
 }
 
 const TEXT: ReadonlySet<string> = new Set(["text"])
-const KINDS: ReadonlySet<string> = new Set([
-  "human",
-  "ai",
-  "system",
-  "tool",
-  "function",
-  "generic",
-  "developer",
-  "remove"
-])
 
 const CLASSES: ReadonlyMap<string, string> = new Map([
   ["HumanMessage", "human"],
@@ -175,9 +167,13 @@ const viewOf = (message: unknown): View => {
   }
   const data = rec(message, "data")
   if (data !== undefined && !("content" in message)) {
-    return { shape: "stored", body: data, kind: typeof type === "string" && KINDS.has(type) ? type : undefined }
+    return {
+      shape: "stored",
+      body: data,
+      kind: typeof type === "string" && LANGCHAIN_TYPES.has(type) ? type : undefined
+    }
   }
-  if (typeof type === "string" && KINDS.has(type)) return { shape: "plain", body: message, kind: type }
+  if (typeof type === "string" && LANGCHAIN_TYPES.has(type)) return { shape: "plain", body: message, kind: type }
   // A live message without an own `type` (older @langchain/core) is told by its class.
   return { shape: "plain", body: message, kind: kindOfClass(className(message)) }
 }
@@ -363,67 +359,73 @@ const validateBody = (
 ): void => {
   const content = body["content"]
   if (typeof content !== "string" && !Array.isArray(content)) {
-    issues.push(issue(`${base}.content`, `expected a string or an array of content blocks, got ${describe(content)}`))
+    issues.push(
+      issue(`${base}.content`, `expected a string or an array of content blocks, got ${describeValue(content)}`)
+    )
   } else if (Array.isArray(content)) {
     content.forEach((block, i) => {
       if (typeof block === "string") return
       if (!isRecord(block)) {
-        issues.push(issue(`${base}.content[${i}]`, `expected a content block, got ${describe(block)}`))
+        issues.push(issue(`${base}.content[${i}]`, `expected a content block, got ${describeValue(block)}`))
       } else if (typeof block["type"] !== "string") {
-        issues.push(issue(`${base}.content[${i}].type`, `expected string, got ${describe(block["type"])}`))
+        issues.push(issue(`${base}.content[${i}].type`, `expected string, got ${describeValue(block["type"])}`))
       }
     })
   }
   const calls = body["tool_calls"]
   if (calls !== undefined) {
-    if (!Array.isArray(calls)) issues.push(issue(`${base}.tool_calls`, `expected an array, got ${describe(calls)}`))
-    else {
+    if (!Array.isArray(calls)) {
+      issues.push(issue(`${base}.tool_calls`, `expected an array, got ${describeValue(calls)}`))
+    } else {
       calls.forEach((call, i) => {
         const at = `${base}.tool_calls[${i}]`
-        if (!isRecord(call)) return issues.push(issue(at, `expected a tool call, got ${describe(call)}`))
+        if (!isRecord(call)) return issues.push(issue(at, `expected a tool call, got ${describeValue(call)}`))
         if (typeof call["id"] !== "string") {
           issues.push(
-            issue(`${at}.id`, `expected string (a call without id cannot be answered), got ${describe(call["id"])}`)
+            issue(
+              `${at}.id`,
+              `expected string (a call without id cannot be answered), got ${describeValue(call["id"])}`
+            )
           )
         }
         if (typeof call["name"] !== "string") {
-          issues.push(issue(`${at}.name`, `expected string, got ${describe(call["name"])}`))
+          issues.push(issue(`${at}.name`, `expected string, got ${describeValue(call["name"])}`))
         }
         if (!isRecord(call["args"])) {
-          issues.push(issue(`${at}.args`, `expected an object, got ${describe(call["args"])}`))
+          issues.push(issue(`${at}.args`, `expected an object, got ${describeValue(call["args"])}`))
         }
       })
     }
   }
   const kwargs = body["additional_kwargs"]
   if (kwargs !== undefined && !isRecord(kwargs)) {
-    issues.push(issue(`${base}.additional_kwargs`, `expected an object, got ${describe(kwargs)}`))
+    issues.push(issue(`${base}.additional_kwargs`, `expected an object, got ${describeValue(kwargs)}`))
   }
   const raw = isRecord(kwargs) ? kwargs["tool_calls"] : undefined
   if (raw !== undefined && raw !== null) {
     if (!Array.isArray(raw)) {
-      issues.push(issue(`${base}.additional_kwargs.tool_calls`, `expected an array, got ${describe(raw)}`))
+      issues.push(issue(`${base}.additional_kwargs.tool_calls`, `expected an array, got ${describeValue(raw)}`))
     } else {
       raw.forEach((call, i) => {
         const at = `${base}.additional_kwargs.tool_calls[${i}]`
         if (typeof str(call, "id") !== "string") {
-          issues.push(issue(`${at}.id`, `expected string, got ${describe(isRecord(call) ? call["id"] : call)}`))
+          issues.push(issue(`${at}.id`, `expected string, got ${describeValue(isRecord(call) ? call["id"] : call)}`))
         }
         const fn = isRecord(call) ? call["function"] : undefined
-        if (!isRecord(fn)) issues.push(issue(`${at}.function`, `expected an object, got ${describe(fn)}`))
+        if (!isRecord(fn)) issues.push(issue(`${at}.function`, `expected an object, got ${describeValue(fn)}`))
         else if (typeof fn["name"] !== "string") {
-          issues.push(issue(`${at}.function.name`, `expected string, got ${describe(fn["name"])}`))
+          issues.push(issue(`${at}.function.name`, `expected string, got ${describeValue(fn["name"])}`))
         }
       })
     }
   }
   if (kind === "tool") {
     if (typeof body["tool_call_id"] !== "string") {
-      issues.push(issue(`${base}.tool_call_id`, `expected string, got ${describe(body["tool_call_id"])}`))
+      issues.push(issue(`${base}.tool_call_id`, `expected string, got ${describeValue(body["tool_call_id"])}`))
     }
     const status = body["status"]
     if (status !== undefined && status !== "success" && status !== "error") {
-      issues.push(issue(`${base}.status`, `expected "success" or "error", got ${describe(status)}`))
+      issues.push(issue(`${base}.status`, `expected "success" or "error", got ${describeValue(status)}`))
     }
   }
 }
@@ -600,7 +602,7 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
       status: options.isError ? "error" : "success"
     })),
   validate: (message, path) => {
-    if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
+    if (!isRecord(message)) return [issue(path, `expected a message object, got ${describeValue(message)}`)]
     const view = viewOf(message)
     const issues: Array<ConversationIssue> = []
     let base = path
@@ -610,12 +612,12 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
           issues.push(issue(
             `${path}.id`,
             `expected a LangChain message class path such as ["langchain_core", "messages", "AIMessage"], got ${
-              describe(message["id"])
+              describeValue(message["id"])
             }`
           ))
         }
         if (view.body === undefined) {
-          issues.push(issue(`${path}.kwargs`, `expected an object, got ${describe(message["kwargs"])}`))
+          issues.push(issue(`${path}.kwargs`, `expected an object, got ${describeValue(message["kwargs"])}`))
         }
         base = `${path}.kwargs`
         break
@@ -624,7 +626,7 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
           issues.push(
             issue(
               `${path}.type`,
-              `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`
+              `expected a LangChain message type such as "human" or "ai", got ${describeValue(message["type"])}`
             )
           )
         }
@@ -635,7 +637,7 @@ export const langchain: MessageFormat<LangChainMessage> = makeFormat<LangChainMe
           issues.push(
             issue(
               `${path}.type`,
-              `expected a LangChain message type such as "human" or "ai", got ${describe(message["type"])}`
+              `expected a LangChain message type such as "human" or "ai", got ${describeValue(message["type"])}`
             )
           )
         }

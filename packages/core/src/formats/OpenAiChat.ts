@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "../Describe.ts"
 import type { ConversationIssue } from "../Errors.ts"
 import { attachment, measureBase64, measureUrl } from "../internal/attachments.ts"
-import { describe, issue } from "../internal/issues.ts"
+import { issue } from "../internal/issues.ts"
 import { topLevelLinks } from "../internal/links.ts"
 import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
 import { sourceOf } from "../internal/source.ts"
@@ -197,27 +198,28 @@ export const openaiChat: MessageFormat<OpenAiChatMessage> = makeFormat<OpenAiCha
   makeToolResults: (_issuer, calls, text) =>
     calls.map((call): OpenAiChatMessage => ({ role: "tool", tool_call_id: call.id, content: text })),
   validate: (message, path) => {
-    if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
+    if (!isRecord(message)) return [issue(path, `expected a message object, got ${describeValue(message)}`)]
     const issues: Array<ConversationIssue> = []
     const role = message["role"]
-    if (typeof role !== "string") issues.push(issue(`${path}.role`, `expected string, got ${describe(role)}`))
+    if (typeof role !== "string") issues.push(issue(`${path}.role`, `expected string, got ${describeValue(role)}`))
     const body = message["content"]
     if (body !== undefined && body !== null && typeof body !== "string" && !Array.isArray(body)) {
-      issues.push(issue(`${path}.content`, `expected string, null or an array of parts, got ${describe(body)}`))
+      issues.push(issue(`${path}.content`, `expected string, null or an array of parts, got ${describeValue(body)}`))
     }
     if (role === "tool" && typeof message["tool_call_id"] !== "string") {
-      issues.push(issue(`${path}.tool_call_id`, `expected string, got ${describe(message["tool_call_id"])}`))
+      issues.push(issue(`${path}.tool_call_id`, `expected string, got ${describeValue(message["tool_call_id"])}`))
     }
     const calls = message["tool_calls"]
     if (calls !== undefined) {
-      if (!Array.isArray(calls)) issues.push(issue(`${path}.tool_calls`, `expected an array, got ${describe(calls)}`))
-      else {
+      if (!Array.isArray(calls)) {
+        issues.push(issue(`${path}.tool_calls`, `expected an array, got ${describeValue(calls)}`))
+      } else {
         calls.forEach((call, i) => {
           if (typeof str(call, "id") !== "string") {
             issues.push(
               issue(
                 `${path}.tool_calls[${i}].id`,
-                `expected string, got ${describe(isRecord(call) ? call["id"] : call)}`
+                `expected string, got ${describeValue(isRecord(call) ? call["id"] : call)}`
               )
             )
           }

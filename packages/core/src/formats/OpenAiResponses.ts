@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "../Describe.ts"
 import type { ConversationIssue } from "../Errors.ts"
 import { attachment, measureBase64, measureUrl } from "../internal/attachments.ts"
-import { describe, issue } from "../internal/issues.ts"
+import { issue } from "../internal/issues.ts"
 import {
   arr,
   empty,
@@ -412,11 +413,11 @@ const NEEDS_CALL_ID: ReadonlySet<string> = new Set([
 ])
 
 const validateItem = (item: unknown, path: string): ReadonlyArray<ConversationIssue> => {
-  if (!isRecord(item)) return [issue(path, `expected an input item object, got ${describe(item)}`)]
+  if (!isRecord(item)) return [issue(path, `expected an input item object, got ${describeValue(item)}`)]
   const issues: Array<ConversationIssue> = []
   const type = item["type"]
   if (type !== undefined && typeof type !== "string") {
-    issues.push(issue(`${path}.type`, `expected string, got ${describe(type)}`))
+    issues.push(issue(`${path}.type`, `expected string, got ${describeValue(type)}`))
     return issues
   }
   const need = (key: string, expected: "string" | "boolean" | "array"): void => {
@@ -424,25 +425,27 @@ const validateItem = (item: unknown, path: string): ReadonlyArray<ConversationIs
     const ok = expected === "array" ? Array.isArray(value) : typeof value === expected
     if (!ok) {
       issues.push(
-        issue(`${path}.${key}`, `expected ${expected === "array" ? "an array" : expected}, got ${describe(value)}`)
+        issue(`${path}.${key}`, `expected ${expected === "array" ? "an array" : expected}, got ${describeValue(value)}`)
       )
     }
   }
   if (type === undefined || type === "message") {
     const role = item["role"]
     if (typeof role !== "string" || !ROLES.has(role)) {
-      issues.push(issue(`${path}.role`, `expected "user", "assistant", "system" or "developer", got ${describe(role)}`))
+      issues.push(
+        issue(`${path}.role`, `expected "user", "assistant", "system" or "developer", got ${describeValue(role)}`)
+      )
     }
     const content = item["content"]
     if (typeof content !== "string" && !Array.isArray(content)) {
-      issues.push(issue(`${path}.content`, `expected string or an array of parts, got ${describe(content)}`))
+      issues.push(issue(`${path}.content`, `expected string or an array of parts, got ${describeValue(content)}`))
     } else if (Array.isArray(content)) {
       content.forEach((part, i) => {
         if (typeof str(part, "type") !== "string") {
           issues.push(
             issue(
               `${path}.content[${i}].type`,
-              `expected string, got ${describe(isRecord(part) ? part["type"] : part)}`
+              `expected string, got ${describeValue(isRecord(part) ? part["type"] : part)}`
             )
           )
         }
@@ -452,7 +455,7 @@ const validateItem = (item: unknown, path: string): ReadonlyArray<ConversationIs
   }
   if (type === "local_shell_call_output") {
     if (outputCallId(item) === undefined) {
-      issues.push(issue(`${path}.call_id`, `expected string, got ${describe(item["call_id"])}`))
+      issues.push(issue(`${path}.call_id`, `expected string, got ${describeValue(item["call_id"])}`))
     }
     return issues
   }

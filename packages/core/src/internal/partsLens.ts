@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import { describeValue } from "../Describe.ts"
 import type { ConversationIssue } from "../Errors.ts"
 import {
   type ApprovalInfo,
@@ -18,7 +19,7 @@ import {
   type ToolCallInfo,
   type ToolResultInfo
 } from "../MessageFormat.ts"
-import { describe, issue } from "./issues.ts"
+import { issue } from "./issues.ts"
 import { arr, empty, flag, isRecord, joinText, jsonText, rec, str, withFields } from "./read.ts"
 import { sourceOf } from "./source.ts"
 import { firstText, isSummaryText } from "./summaryText.ts"
@@ -317,11 +318,11 @@ export const makePartsFormat = <M>(dialect: PartDialect<M>): MessageFormat<M> =>
     makeToolResults: (issuer, calls, text, options) =>
       calls.length === 0 ? empty : [dialect.resultMessage(issuer, calls, text, options.isError)],
     validate: (message, path) => {
-      if (!isRecord(message)) return [issue(path, `expected a message object, got ${describe(message)}`)]
+      if (!isRecord(message)) return [issue(path, `expected a message object, got ${describeValue(message)}`)]
       const role = message["role"]
       const check = typeof role === "string" ? dialect.checks.get(role) : undefined
       if (check === undefined) {
-        return [issue(`${path}.role`, `expected "system", "user", "assistant" or "tool", got ${describe(role)}`)]
+        return [issue(`${path}.role`, `expected "system", "user", "assistant" or "tool", got ${describeValue(role)}`)]
       }
       return check(message, path)
     }

@@ -4,10 +4,10 @@
  *
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 
-/** A plain (non-null, non-array) object. */
-export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+/** A plain (non-null, non-array) object: Effect's `Predicate.isObject`, narrowed to a read-only record. */
+export const isRecord: (u: unknown) => u is Readonly<Record<string, unknown>> = Predicate.isObject
 
 /** The string at `record[key]`, or `undefined`. */
 export const str = (u: unknown, key: string): string | undefined => {

@@ -436,7 +436,7 @@ describe("formats.langchain", () => {
       }, "messages[9]"),
       ["messages[9].kwargs.content[0]"]
     )
-    assert.match(fmt.validate({ type: "human", content: 5 }, "m")[0]?.message ?? "", /number 5/)
+    assert.match(fmt.validate({ type: "human", content: 5 }, "m")[0]?.message ?? "", /got 5$/)
   })
 
   it("is total on garbage", () => {

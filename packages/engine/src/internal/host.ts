@@ -5,6 +5,9 @@
  */
 import { conversationCost, CostCache, type Counter, makeCostCache, toCounter, type TokenCounter } from "@ctxkit/budget"
 import { formats, isMessageFormat, type MessageFormat } from "@ctxkit/core"
+import { currentRequest } from "@ctxkit/core/CurrentRequest"
+import { describeValue } from "@ctxkit/core/Describe"
+import { runPlugin } from "@ctxkit/core/RunPlugin"
 import {
   type CountTokens,
   type FitDiagnostic,
@@ -14,11 +17,9 @@ import {
   type RemovalCandidate,
   strategies
 } from "@ctxkit/fit"
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { describeValue } from "./text.ts"
 
 /** What running untrusted code gave: its value, or why there is none. */
 export type Attempt =
@@ -45,29 +46,12 @@ export const durationOr = (given: Duration.Input | undefined, fallback: Duration
   return Option.isSome(decoded) && Duration.toMillis(decoded.value) >= 0 ? decoded.value : fallbackDuration
 }
 
-/**
- * Runs `thunk` (a plugin's function): a thrown exception becomes a failure (`Effect.try`); a returned Effect runs
- * under `timeout` (interrupted when it is exceeded); every failure, defect and timeout is caught. A synchronous
- * function is not timed: JavaScript cannot interrupt synchronous code.
- */
+/** Runs `thunk` (a plugin's function) with core's plugin runner; a failure becomes the diagnostic's cause and detail. */
 export const attempt = (thunk: () => unknown, timeout: Duration.Duration): Effect.Effect<Attempt> =>
-  Effect.try({ try: thunk, catch: (error) => error }).pipe(
-    Effect.flatMap((out) =>
-      Effect.isEffect(out)
-        // A plugin's Effect is typed as needing no services; one that does dies, and is caught below.
-        ? Effect.timeout(out as Effect.Effect<unknown, unknown>, timeout)
-        : Effect.succeed(out)
-    ),
-    Effect.matchCause({
-      onSuccess: (value): Attempt => ({ _tag: "Done", value }),
-      onFailure: (cause): Attempt => {
-        const error = Cause.squash(cause)
-        return Cause.isTimeoutError(error)
-          ? { _tag: "Failed", cause: "timed-out", detail: `did not complete within ${Duration.format(timeout)}` }
-          : { _tag: "Failed", cause: "failed", detail: errorDetail(error) }
-      }
-    })
-  )
+  Effect.map(runPlugin(thunk, timeout), (outcome): Attempt =>
+    outcome._tag === "Done" ? outcome : outcome.timedOut
+      ? { _tag: "Failed", cause: "timed-out", detail: `did not complete within ${Duration.format(timeout)}` }
+      : { _tag: "Failed", cause: "failed", detail: errorDetail(outcome.error) })
 
 /** Whether `value` is a non-null object (a record or an array). */
 export const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
@@ -100,20 +84,6 @@ export const costs = <M>(list: ReadonlyArray<M>, costing: Costing<M>) => convers
 /** Whether `budget` is a finite number of tokens > 0. */
 export const budgetUsable = (budget: unknown): budget is number =>
   typeof budget === "number" && Number.isFinite(budget) && budget > 0
-
-/** Index of the current request (the last user message that is not a summary, skipping `skip`), or -1. */
-export const currentRequest = <M>(
-  list: ReadonlyArray<M>,
-  format: MessageFormat<M>,
-  skip?: (position: number) => boolean
-): number => {
-  for (let i = list.length - 1; i >= 0; i--) {
-    if (skip?.(i) === true) continue
-    const m = list[i] as M
-    if (format.role(m) === "user" && !format.isSummary(m)) return i
-  }
-  return -1
-}
 
 /** Per position: protected by the host's rules (system from the system itself, pinned, the current request). */
 export const protectedPositions = <M>(

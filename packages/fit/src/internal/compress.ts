@@ -5,9 +5,9 @@
  * rewrite that would change a role, a message id or a call id is not used.
  */
 import type { MessageFormat } from "@ctxkit/core"
+import { safeHead, safeTail } from "@ctxkit/core/TextCut"
 import { costAt, fits, type Fitting, replace } from "./fitting.ts"
 import type { Compression } from "./settings.ts"
-import { safeHead, safeTail } from "./text.ts"
 
 /** The marker placed where a compressed text lost its middle. */
 export const omissionMarker = (omitted: number): string =>

@@ -20,13 +20,14 @@
  */
 import { estimateTokens } from "@ctxkit/budget"
 import { conversationMessages, toolGroups } from "@ctxkit/core"
+import { currentRequest } from "@ctxkit/core/CurrentRequest"
+import { describeValue } from "@ctxkit/core/Describe"
 import * as Result from "effect/Result"
 import type { FitDiagnostic } from "../Diagnostics.ts"
 import { NotAConversation, ProtectedOverBudget, RecountMismatch } from "../Diagnostics.ts"
 import type { ExcludedMessage, FitReason, FitResult, TruncatedBlock } from "../FitResult.ts"
 import { absorb, makePrice, type Price } from "./pricing.ts"
 import { readSettings, type Settings } from "./settings.ts"
-import { describeValue } from "./text.ts"
 
 /** A group's state: not decided yet, kept (its cost is in the total), or removed. */
 const PENDING = 0
@@ -94,14 +95,7 @@ export const startFitting = <M>(
   const { format } = settings
   const { groupOf, groups } = toolGroups(input, format)
 
-  let request = -1
-  for (let i = input.length - 1; i >= 0; i--) {
-    const m = input[i] as M
-    if (format.role(m) === "user" && !format.isSummary(m)) {
-      request = i
-      break
-    }
-  }
+  const request = currentRequest(input, format)
   const locked = new Uint8Array(groups.length)
   const protectedRequest = settings.protectCurrentRequest ? request : -1
   for (let i = 0; i < input.length; i++) {

@@ -2,10 +2,10 @@
  * The order groups are removed in: oldest first (a group's age is its oldest member), newest first with
  * `strategy: "first"`, and, when the caller gives a `removalPriority`, lowest priority first, age breaking ties.
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import { CallbackFailed } from "../Diagnostics.ts"
 import type { RemovalCandidate } from "../FitOptions.ts"
 import { type Fitting, groupCost } from "./fitting.ts"
-import { describeValue } from "./text.ts"
 
 const errorText = (error: unknown): string => error instanceof Error ? error.message : describeValue(error)
 

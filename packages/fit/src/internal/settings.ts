@@ -6,13 +6,13 @@ import { CostCache, type TokenCounter } from "@ctxkit/budget"
 import { SettingAdjusted } from "@ctxkit/budget/Diagnostics"
 import { DEFAULT_PER_MESSAGE_OVERHEAD } from "@ctxkit/budget/MessageCost"
 import { formats, isMessageFormat, type MessageFormat, type Role } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings as readOptions, setting, type SettingAdjustment } from "@ctxkit/core/Settings"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { type FitDiagnostic, OptionAdjusted, UnusableBudget } from "../Diagnostics.ts"
 import type { CompressOptions, FitOptions, RelevanceScorer, RemovalCandidate, RoleFilter } from "../FitOptions.ts"
 import { asCounter } from "./counting.ts"
-import { describeValue } from "./text.ts"
 
 /** Default `compress.threshold`, in tokens. */
 export const DEFAULT_COMPRESS_THRESHOLD = 1_000

@@ -1,4 +1,5 @@
 /** The four built-in strategies' `fit` functions, on the fitting engine. */
+import { describeValue } from "@ctxkit/core/Describe"
 import { bm25Scores } from "../Bm25.ts"
 import { CallbackFailed, RelevanceIgnored, SummaryOmitted } from "../Diagnostics.ts"
 import type { CountTokens, FitOptions } from "../FitOptions.ts"
@@ -18,7 +19,6 @@ import {
 import { removalOrder } from "./order.ts"
 import { shift } from "./shift.ts"
 import { buildSummary, summaryCap, summaryLines } from "./summary.ts"
-import { describeValue } from "./text.ts"
 
 type Fit = <M>(
   messages: ReadonlyArray<M>,

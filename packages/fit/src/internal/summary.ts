@@ -5,10 +5,9 @@
  * summary costs at most its cap.
  */
 import type { MessageFormat } from "@ctxkit/core"
-import { collapseWhitespace, safeHead, safeTail } from "./text.ts"
-
-/** The summary's first line. */
-export const SUMMARY_HEADER = "[Summary of earlier context]"
+import { SUMMARY_HEADER } from "@ctxkit/core/InsertedText"
+import { safeHead, safeTail } from "@ctxkit/core/TextCut"
+import { collapseWhitespace } from "./text.ts"
 
 /** The summary's token cap for a budget: `max(8, min(128, floor(budget × 0.35)))`. */
 export const summaryCap = (budget: number): number => Math.max(8, Math.min(128, Math.floor(budget * 0.35)))

@@ -12,6 +12,7 @@
  * @internal
  */
 import type { MessageFormat } from "@ctxkit/core"
+import { isInvariantsText } from "@ctxkit/core/InsertedText"
 import type { ElidedCall, ElisionReason } from "../ElisionStub.ts"
 import type { GovernorAnalysis } from "../Govern.ts"
 import type { ToolKinds } from "../ToolKinds.ts"
@@ -124,8 +125,6 @@ export interface AnalysisState<M> {
   readonly minAgeTurns: number
 }
 
-const INVARIANTS_OPEN = "<invariants"
-
 const newLedger = <M>(settings: LedgerSettings<M>): Ledger<M> => ({
   format: settings.format,
   toolKinds: settings.toolKinds,
@@ -146,7 +145,7 @@ const messageFacts = <M>(message: M, format: MessageFormat<M>): MessageFacts => 
   const role = format.role(message)
   const summary = format.isSummary(message)
   const pinned = format.isPinned(message)
-  const invariants = role === "user" && !summary && format.text(message).trimStart().startsWith(INVARIANTS_OPEN)
+  const invariants = role === "user" && !summary && isInvariantsText(format.text(message))
   return { role, normalUser: role === "user" && !summary && !invariants, summary, pinned, invariants }
 }
 

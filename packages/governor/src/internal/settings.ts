@@ -5,6 +5,7 @@
  */
 import { approximateCounter, type CostCache, toCounter, type TokenCounter } from "@ctxkit/budget"
 import { formats, type MessageFormat } from "@ctxkit/core"
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting } from "@ctxkit/core/Settings"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
@@ -38,13 +39,6 @@ export interface Settings<M> {
   readonly diagnostics: ReadonlyArray<GovernorSettingAdjusted>
 }
 
-const show = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value)
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value)
-  if (value === null) return "null"
-  return typeof value
-}
-
 /** An integer option in [min, max]; a number out of range is clamped into it, anything else is the default. */
 const integerIn = (min: number, max: number, fallback: number) =>
   setting(Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max })), {
@@ -75,7 +69,7 @@ export const settingsOf = <M>(options: GovernOptions<M> | undefined): Settings<M
   const diagnostics = read.adjusted.map((a) =>
     new GovernorSettingAdjusted({
       setting: a.option as GovernorSettingAdjusted["setting"],
-      given: show(a.given),
+      given: describeValue(a.given),
       used: a.option === "mode" ? JSON.stringify(a.used) : String(a.used)
     })
   )

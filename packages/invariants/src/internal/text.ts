@@ -1,5 +1,3 @@
-import { isSummaryText } from "@ctxkit/core"
-
 /** Characters a JSON string may hold raw that must not reach the block: tag brackets and line breaks. */
 const UNSAFE = /[<>\u0085\u2028\u2029]/g
 
@@ -12,18 +10,3 @@ const unicodeEscape = (char: string): string => "\\u" + char.charCodeAt(0).toStr
  * these characters is ever part of an escape sequence `JSON.stringify` writes, so replacing them is safe.
  */
 export const itemLine = (text: string): string => "- " + JSON.stringify(text).replace(UNSAFE, unicodeEscape)
-
-/** A message text that is an invariants block (a host that stored it by mistake), not the user's words. */
-export const isInvariantsText = (text: string): boolean => /^\s*<invariants[\s>]/.test(text)
-
-/** An inserted summary (a compaction checkpoint or a fit summary), read by its header as `@ctxkit/core` writes it. */
-export const isCheckpointText = (text: string): boolean => isSummaryText(text)
-
-/** A value as text, for diagnostics. */
-export const describeValue = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value)
-  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value)
-  if (value === null) return "null"
-  if (value === undefined) return "undefined"
-  return Array.isArray(value) ? "an array" : `a ${typeof value}`
-}

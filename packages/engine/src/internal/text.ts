@@ -1,8 +1,0 @@
-/** Text helpers for diagnostics. */
-
-/** A value as short text for a diagnostic. */
-export const describeValue = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
-  if (value === null || typeof value !== "object" && typeof value !== "function") return String(value)
-  return Array.isArray(value) ? "array" : typeof value
-}
