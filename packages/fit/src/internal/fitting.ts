@@ -67,7 +67,7 @@ export interface Fitting<M> {
   readonly request: number
   /** Per group: PENDING, KEPT or REMOVED. */
   readonly state: Uint8Array
-  /** Per group: why it was removed. */
+  /** Per removed group: why it was removed (set when it is removed). */
   readonly reasons: Array<FitReason | undefined>
   /** Removed groups, in removal order. */
   readonly removed: Array<number>
@@ -132,7 +132,7 @@ export const startFitting = <M>(
     locked,
     request,
     state: new Uint8Array(groupCount),
-    reasons: new Array<FitReason | undefined>(groupCount).fill(undefined),
+    reasons: [],
     removed: [],
     costs: new Float64Array(input.length).fill(Number.NaN),
     copies: new Map(),
