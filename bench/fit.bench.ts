@@ -141,6 +141,10 @@ const sameList = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolean
 const find = (h: Harness, name: string, size: number): CaseResult | undefined =>
   h.results.find((r) => r.name === name && r.size === size)
 
+/** The ratio of the process CPU times (median / median), which leaves out time descheduled on a shared machine. */
+const cpuRatio = (r: CaseResult, reference: CaseResult): number =>
+  (r.cpuMedianNs ?? Number.NaN) / (reference.cpuMedianNs ?? Number.NaN)
+
 // ---------------------------------------------------------------------------------------------------------------
 // Pair and system checks
 
@@ -361,6 +365,7 @@ export const run = async (h: Harness): Promise<void> => {
           formatNs(r.medianNs),
           formatNs(reference.medianNs),
           formatRatio(r.medianNs / reference.medianNs),
+          formatRatio(cpuRatio(r, reference)),
           r.growth === undefined ? "—" : r.growth.toFixed(1)
         ])
       }
@@ -372,6 +377,7 @@ export const run = async (h: Harness): Promise<void> => {
     "median",
     "pair-safe",
     "vs pair-safe",
+    "CPU vs pair-safe",
     "growth"
   ], rows)
   h.printGrowth(seriesNames)
@@ -385,12 +391,17 @@ export const run = async (h: Harness): Promise<void> => {
       const reference = find(h, caseName("pair-safe", spec), size)
       return r === undefined || reference === undefined ? Number.NaN : r.medianNs / reference.medianNs
     })
+    const cpuRatios = SIZES.map((size) => {
+      const r = find(h, ctxkitName, size)
+      const reference = find(h, caseName("pair-safe", spec), size)
+      return r === undefined || reference === undefined ? Number.NaN : cpuRatio(r, reference)
+    })
     const within = ratios.every((x) => x <= TARGET_RATIO)
     h.log(
       `Target — ${ctxkitName} within ${TARGET_RATIO}× of the pair-safe reference at every size: ` +
         `${within ? "MET" : "NOT MET"} (${
           ratios.map((x, i) => `${formatRatio(x)} @ ${formatSize(SIZES[i] ?? 0)}`).join(", ")
-        })`,
+        }; CPU time: ${cpuRatios.map((x, i) => `${formatRatio(x)} @ ${formatSize(SIZES[i] ?? 0)}`).join(", ")})`,
       true
     )
     const big = find(h, ctxkitName, 100_000)

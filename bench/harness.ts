@@ -105,6 +105,13 @@ export interface CaseResult {
   readonly baseline: string
   /** `medianNs / baseline's medianNs` (1 for the baseline itself). */
   readonly ratioToBaseline: number
+  /**
+   * Median per-op CPU time of this process (user + system, `process.cpuUsage`), in nanoseconds, when the
+   * comparison measured it: on a shared machine, time spent descheduled is not in it.
+   */
+  readonly cpuMedianNs?: number
+  /** `cpuMedianNs / baseline's cpuMedianNs`. */
+  readonly cpuRatioToBaseline?: number
   /** `medianNs / other's medianNs` for every case of the same comparison. */
   readonly ratios: Readonly<Record<string, number>>
   /** `medianNs / medianNs of the same case at the previous (smaller) size`, when there is one. */
@@ -307,10 +314,14 @@ export class Harness {
     readonly baseline: string
     readonly names: ReadonlyArray<string>
     readonly perOp: ReadonlyArray<ReadonlyArray<number>>
+    /** Per-op CPU times of the same samples, when measured. */
+    readonly cpuPerOp?: ReadonlyArray<ReadonlyArray<number>> | undefined
     readonly iterations: ReadonlyArray<number>
   }): ReadonlyArray<CaseResult> {
-    const { baseline, iterations, names, perOp, size } = params
+    const { baseline, cpuPerOp, iterations, names, perOp, size } = params
     const medians = perOp.map(median)
+    const cpuMedians = cpuPerOp?.map(median)
+    const cpuBaseline = cpuMedians?.[names.indexOf(baseline)] ?? Number.NaN
     const medianOf = (name: string): number => medians[names.indexOf(name)] ?? Number.NaN
     const results = names.map((name, i): CaseResult => {
       const times = perOp[i] ?? []
@@ -333,13 +344,26 @@ export class Harness {
         baseline,
         ratioToBaseline: med / medianOf(baseline),
         ratios,
+        ...(cpuMedians === undefined ? {} : {
+          cpuMedianNs: cpuMedians[i] ?? Number.NaN,
+          cpuRatioToBaseline: (cpuMedians[i] ?? Number.NaN) / cpuBaseline
+        }),
         ...growthFields
       }
     })
     this.results.push(...results)
     printTable(
       params.title ?? `${this.benchmark} @ ${formatSize(size)} (baseline: ${baseline})`,
-      ["case", "median", "min", "max", "per element", "samples×iters", `vs ${baseline}`],
+      [
+        "case",
+        "median",
+        "min",
+        "max",
+        "per element",
+        "samples×iters",
+        `vs ${baseline}`,
+        ...(cpuMedians === undefined ? [] : ["CPU median", "CPU vs baseline"])
+      ],
       results.map((r) => [
         r.name,
         formatNs(r.medianNs),
@@ -347,7 +371,11 @@ export class Harness {
         formatNs(r.maxNs),
         formatNs(r.perElementNs),
         `${r.samples}×${r.iterations}`,
-        formatRatio(r.ratioToBaseline)
+        formatRatio(r.ratioToBaseline),
+        ...(cpuMedians === undefined ? [] : [
+          formatNs(r.cpuMedianNs ?? Number.NaN),
+          formatRatio(r.cpuRatioToBaseline)
+        ])
       ])
     )
     return results

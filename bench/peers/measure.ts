@@ -39,14 +39,26 @@ const collect = ((): (() => void) | undefined => {
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && "then" in value && typeof value.then === "function"
 
-/** Runs `fn` `iterations` times, awaiting promises; returns the elapsed nanoseconds. */
-const timeBatch = async (fn: () => unknown, iterations: number): Promise<number> => {
+/** Wall and CPU time of one batch, in nanoseconds. */
+interface Batch {
+  readonly wallNs: number
+  readonly cpuNs: number
+}
+
+/**
+ * Runs `fn` `iterations` times, awaiting promises; returns the elapsed wall time and this process's CPU time
+ * (user + system): on a machine shared with other jobs the CPU time leaves out the time spent descheduled.
+ */
+const timeBatch = async (fn: () => unknown, iterations: number): Promise<Batch> => {
+  const cpu = process.cpuUsage()
   const start = process.hrtime.bigint()
   for (let i = 0; i < iterations; i++) {
     const value = fn()
     guard(isThenable(value) ? await value : value)
   }
-  return Number(process.hrtime.bigint() - start)
+  const wallNs = Number(process.hrtime.bigint() - start)
+  const used = process.cpuUsage(cpu)
+  return { wallNs, cpuNs: (used.user + used.system) * 1000 }
 }
 
 /** Warms `theCase` up and returns its loop count (operations per sample). */
@@ -54,7 +66,7 @@ const warmUp = async (theCase: TimedCase, h: Harness): Promise<number> => {
   const targetNs = h.options.minSampleMs * 1e6
   if (theCase.warmupRuns !== undefined) {
     let spent = 0
-    for (let i = 0; i < theCase.warmupRuns; i++) spent += await timeBatch(theCase.fn, 1)
+    for (let i = 0; i < theCase.warmupRuns; i++) spent += (await timeBatch(theCase.fn, 1)).wallNs
     if (theCase.warmupRuns === 0) return 1
     return Math.max(1, Math.ceil((targetNs * 1.1) / Math.max(spent / theCase.warmupRuns, 1)))
   }
@@ -63,7 +75,7 @@ const warmUp = async (theCase: TimedCase, h: Harness): Promise<number> => {
   let spent = 0
   let calls = 0
   for (;;) {
-    const elapsed = await timeBatch(theCase.fn, iterations)
+    const elapsed = (await timeBatch(theCase.fn, iterations)).wallNs
     spent += elapsed
     calls += iterations
     const next = Math.max(1, Math.ceil((targetNs * 1.1) / Math.max(elapsed / iterations, 1)))
@@ -91,16 +103,20 @@ export const compareTimed = async (h: Harness, params: {
   }
   const wanted = cases.map((c) => Math.max(1, c.samples ?? h.options.samples))
   const perOp: Array<Array<number>> = cases.map(() => [])
+  const cpuPerOp: Array<Array<number>> = cases.map(() => [])
   const rounds = Math.max(...wanted)
   for (let s = 0; s < rounds; s++) {
     for (let c = 0; c < cases.length; c++) {
       const theCase = cases[c]
       const times = perOp[c]
-      if (theCase === undefined || times === undefined || s >= (wanted[c] ?? 0)) continue
+      const cpuTimes = cpuPerOp[c]
+      if (theCase === undefined || times === undefined || cpuTimes === undefined || s >= (wanted[c] ?? 0)) continue
       const iters = iterations[c] ?? 1
       collect?.()
-      times.push((await timeBatch(theCase.fn, iters)) / iters)
+      const batch = await timeBatch(theCase.fn, iters)
+      times.push(batch.wallNs / iters)
+      cpuTimes.push(batch.cpuNs / iters)
     }
   }
-  return h.record({ ...params, names: cases.map((c) => c.name), perOp, iterations })
+  return h.record({ ...params, names: cases.map((c) => c.name), perOp, cpuPerOp, iterations })
 }

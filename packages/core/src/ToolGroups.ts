@@ -205,16 +205,6 @@ export interface ToolGroups {
   readonly diagnostics: ReadonlyArray<GroupDiagnostic>
 }
 
-/** What the walk knows about one tool-call id. */
-interface CallIdState {
-  /** The first message that mentioned the id: later mentions join its group. */
-  anchor: number
-  /** The message that issued the call, once one has; `undefined` while only results were seen. */
-  issuer: number | undefined
-  /** Whether some result answers it. */
-  answered: boolean
-}
-
 /** What the walk knows about one approval id. */
 interface ApprovalState {
   /** The call the request is for, once the request is seen. */
@@ -249,6 +239,191 @@ const makeSets = (n: number) => {
     else if (rb < ra) parent[ra] = rb
   }
   return { parent, find, union }
+}
+
+/**
+ * The walk behind {@link toolGroups}, in one pass over the messages:
+ *
+ * - every link is read through `format.forEachLink` (no array per message) and joins its message to the set of
+ *   the first message that mentioned the same id (union–find);
+ * - what is known about each tool-call id lives in three parallel typed arrays indexed by a slot number, and one
+ *   `Map` gives an id's slot: one lookup per link and no object per id (on long conversations, allocating and
+ *   collecting an object per id cost more than the lookups);
+ * - approvals are read only from messages that have a `ref` link (only those can carry one);
+ * - the diagnostics that need the whole conversation (orphans, dangling calls, orphan approval responses) are
+ *   found after the walk, from the per-id state;
+ * - groups are numbered by their first member, which is the root of its set; the lists of members (`groups`) are
+ *   built from `groupOf` when first read, since fitting reads only `groupOf`.
+ */
+const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): ToolGroups => {
+  const n = Array.isArray(messages) ? messages.length : 0
+  const { parent, find, union } = makeSets(n)
+  // Per tool-call id, by slot: the first message that mentioned it (later mentions join its set); the message
+  // that issued the call, -1 while only results were seen; whether some result answers it (1) or not (0).
+  // Conversations rarely have more ids than messages, so the arrays start that large and double when full.
+  const slotOf = new Map<string, number>()
+  let slots = 0
+  let anchor = new Int32Array(Math.max(n, 8))
+  let issuer = new Int32Array(anchor.length)
+  let answered = new Uint8Array(anchor.length)
+  const addSlot = (first: number, issuedBy: number, answer: number): number => {
+    if (slots === anchor.length) {
+      const grown = (from: Int32Array) => {
+        const to = new Int32Array(from.length * 2)
+        to.set(from)
+        return to
+      }
+      anchor = grown(anchor)
+      issuer = grown(issuer)
+      const flags = new Uint8Array(answered.length * 2)
+      flags.set(answered)
+      answered = flags
+    }
+    anchor[slots] = first
+    issuer[slots] = issuedBy
+    answered[slots] = answer
+    return slots++
+  }
+  // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
+  const firstWithKey = new Map<string, number>()
+  const approvals = new Map<string, ApprovalState>()
+  const diagnostics: Array<GroupDiagnostic> = []
+  // Set when a result is seen before any call for its id: only then can there be orphans to look for.
+  let resultBeforeCall = false
+
+  // `i` is the message being walked; `visit` is given to `forEachLink` once, not made per message.
+  let i = 0
+  // Whether message `i` has a `ref` link: only such a message can carry approvals.
+  let hasRef = false
+  const visit = (kind: Link["kind"], id: string): void => {
+    if (kind === "ref") {
+      hasRef = true
+      const first = firstWithKey.get(id)
+      if (first === undefined) firstWithKey.set(id, i)
+      else union(first, i)
+      return
+    }
+    const slot = slotOf.get(id)
+    if (slot === undefined) {
+      // First mention of the id, from its call (the usual case) or from a result.
+      slotOf.set(id, addSlot(i, kind === "call" ? i : -1, kind === "result" ? 1 : 0))
+      if (kind === "result") resultBeforeCall = true
+      return
+    }
+    if (kind === "result") {
+      union(anchor[slot]!, i)
+      answered[slot] = 1
+      return
+    }
+    // A call for an id already mentioned.
+    const earlier = issuer[slot]!
+    if (earlier === -1) {
+      // Its results came first: now the issuer is known.
+      union(anchor[slot]!, i)
+      issuer[slot] = i
+      return
+    }
+    diagnostics.push(new ReusedCallId({ callId: id, first: earlier, index: i }))
+    if (answered[slot] === 1 && earlier !== i) {
+      // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
+      // response do this). Later results answer the new call, in a new group.
+      anchor[slot] = i
+      issuer[slot] = i
+      answered[slot] = 0
+    } else {
+      // Two calls with one id and no result between them: their results cannot be told apart.
+      union(anchor[slot]!, i)
+    }
+  }
+  for (; i < n; i++) {
+    const message = messages[i]!
+    hasRef = false
+    format.forEachLink(message, visit)
+    if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
+    if (!hasRef) continue
+    for (const approval of format.approvals(message)) {
+      let state = approvals.get(approval.approvalId)
+      if (state === undefined) {
+        state = { callId: undefined, responseAt: undefined, approved: false }
+        approvals.set(approval.approvalId, state)
+      }
+      if (approval.kind === "request") state.callId = approval.callId
+      else if (state.responseAt === undefined) {
+        state.responseAt = i
+        state.approved = approval.approved
+      }
+    }
+  }
+
+  if (resultBeforeCall) {
+    // A result is an orphan when no message ever issued its id. Rare, so a second walk is fine.
+    for (let k = 0; k < n; k++) {
+      format.forEachLink(messages[k]!, (kind, id) => {
+        if (kind !== "result") return
+        const slot = slotOf.get(id)
+        if (slot === undefined || issuer[slot] === -1) {
+          diagnostics.push(new OrphanResult({ callId: id, index: k }))
+        }
+      })
+    }
+  }
+
+  // Calls whose approval was answered, and responses with no request.
+  const answeredApproval = new Map<string, { readonly approvalId: string; readonly approved: boolean }>()
+  const orphanResponses: Array<OrphanApprovalResponse> = []
+  for (const [approvalId, state] of approvals) {
+    if (state.responseAt === undefined) continue
+    if (state.callId === undefined) {
+      orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
+    } else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
+  }
+
+  // An unanswered call is dangling, unless its approval was answered (then it awaits execution). Most
+  // conversations have none, so the ids are only walked when some slot is open.
+  const unanswered: Array<DanglingCall | AwaitingExecution> = []
+  let open = false
+  for (let slot = 0; slot < slots && !open; slot++) open = answered[slot] === 0 && issuer[slot] !== -1
+  if (open) {
+    for (const [callId, slot] of slotOf) {
+      if (answered[slot] === 1 || issuer[slot] === -1) continue
+      const approval = answeredApproval.get(callId)
+      const index = issuer[slot]!
+      unanswered.push(
+        approval === undefined
+          ? new DanglingCall({ callId, index })
+          : new AwaitingExecution({ callId, approvalId: approval.approvalId, approved: approval.approved, index })
+      )
+    }
+  }
+  if (unanswered.length > 1) unanswered.sort((a, b) => a.index - b.index)
+  for (const d of unanswered) diagnostics.push(d)
+  if (orphanResponses.length > 1) orphanResponses.sort((a, b) => a.index - b.index)
+  for (const d of orphanResponses) diagnostics.push(d)
+
+  // Number groups by first member. A root is the smallest index of its set, so when message m is not a root,
+  // its root came earlier and already has a group.
+  const groupOf: Array<number> = []
+  let count = 0
+  for (let m = 0; m < n; m++) {
+    const root = parent[m] === m ? m : find(m)
+    groupOf.push(root === m ? count++ : groupOf[root]!)
+  }
+  let groups: ReadonlyArray<ReadonlyArray<number>> | undefined
+  return {
+    get groups() {
+      return groups ??= membersOf(groupOf, count)
+    },
+    groupOf,
+    diagnostics
+  }
+}
+
+/** Each group's messages, ascending, from `groupOf` (groups numbered `0 … count - 1` by their first member). */
+const membersOf = (groupOf: ReadonlyArray<number>, count: number): Array<Array<number>> => {
+  const groups: Array<Array<number>> = []
+  for (let g = 0; g < count; g++) groups.push([])
+  for (let m = 0; m < groupOf.length; m++) groups[groupOf[m]!]!.push(m)
+  return groups
 }
 
 /**
@@ -293,137 +468,5 @@ export const toolGroups: {
   <M = unknown>(
     messages: ReadonlyArray<NoInfer<M>>,
     format: MessageFormat<M> = auto as unknown as MessageFormat<M>
-  ): ToolGroups => {
-    const n = Array.isArray(messages) ? messages.length : 0
-    const { parent, find, union } = makeSets(n)
-    const calls = new Map<string, CallIdState>()
-    // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
-    const firstWithKey = new Map<string, number>()
-    const approvals = new Map<string, ApprovalState>()
-    const diagnostics: Array<GroupDiagnostic> = []
-    // Set when a result is seen before any call for its id: only then can there be orphans to look for.
-    let resultBeforeCall = false
-
-    // `i` is the message being walked; `visit` is given to `forEachLink` once, not made per message.
-    let i = 0
-    // Whether message `i` has a `ref` link: only such a message can carry approvals.
-    let hasRef = false
-    const visit = (kind: Link["kind"], id: string): void => {
-      if (kind === "ref") {
-        hasRef = true
-        const first = firstWithKey.get(id)
-        if (first === undefined) firstWithKey.set(id, i)
-        else union(first, i)
-        return
-      }
-      const state = calls.get(id)
-      if (state === undefined) {
-        // First mention of the id, from its call (the usual case) or from a result.
-        calls.set(id, { anchor: i, issuer: kind === "call" ? i : undefined, answered: kind === "result" })
-        if (kind === "result") resultBeforeCall = true
-        return
-      }
-      if (kind === "result") {
-        union(state.anchor, i)
-        state.answered = true
-        return
-      }
-      // A call for an id already mentioned.
-      if (state.issuer === undefined) {
-        // Its results came first: now the issuer is known.
-        union(state.anchor, i)
-        state.issuer = i
-        return
-      }
-      diagnostics.push(new ReusedCallId({ callId: id, first: state.issuer, index: i }))
-      if (state.answered && state.issuer !== i) {
-        // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
-        // response do this). Later results answer the new call, in a new group.
-        state.anchor = i
-        state.issuer = i
-        state.answered = false
-      } else {
-        // Two calls with one id and no result between them: their results cannot be told apart.
-        union(state.anchor, i)
-      }
-    }
-    for (; i < n; i++) {
-      const message = messages[i]!
-      hasRef = false
-      format.forEachLink(message, visit)
-      if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
-      if (!hasRef) continue
-      for (const approval of format.approvals(message)) {
-        let state = approvals.get(approval.approvalId)
-        if (state === undefined) {
-          state = { callId: undefined, responseAt: undefined, approved: false }
-          approvals.set(approval.approvalId, state)
-        }
-        if (approval.kind === "request") state.callId = approval.callId
-        else if (state.responseAt === undefined) {
-          state.responseAt = i
-          state.approved = approval.approved
-        }
-      }
-    }
-
-    if (resultBeforeCall) {
-      // A result is an orphan when no message ever issued its id. Rare, so a second walk is fine.
-      for (let k = 0; k < n; k++) {
-        format.forEachLink(messages[k]!, (kind, id) => {
-          if (kind === "result" && calls.get(id)?.issuer === undefined) {
-            diagnostics.push(new OrphanResult({ callId: id, index: k }))
-          }
-        })
-      }
-    }
-
-    // Calls whose approval was answered, and responses with no request.
-    const answeredApproval = new Map<string, { readonly approvalId: string; readonly approved: boolean }>()
-    const orphanResponses: Array<OrphanApprovalResponse> = []
-    for (const [approvalId, state] of approvals) {
-      if (state.responseAt === undefined) continue
-      if (state.callId === undefined) {
-        orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
-      } else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
-    }
-
-    // An unanswered call is dangling, unless its approval was answered (then it awaits execution).
-    const unanswered: Array<DanglingCall | AwaitingExecution> = []
-    for (const [callId, state] of calls) {
-      if (state.answered || state.issuer === undefined) continue
-      const approval = answeredApproval.get(callId)
-      unanswered.push(
-        approval === undefined
-          ? new DanglingCall({ callId, index: state.issuer })
-          : new AwaitingExecution({
-            callId,
-            approvalId: approval.approvalId,
-            approved: approval.approved,
-            index: state.issuer
-          })
-      )
-    }
-    if (unanswered.length > 1) unanswered.sort((a, b) => a.index - b.index)
-    for (const d of unanswered) diagnostics.push(d)
-    if (orphanResponses.length > 1) orphanResponses.sort((a, b) => a.index - b.index)
-    for (const d of orphanResponses) diagnostics.push(d)
-
-    // Number groups by first member. A root is the smallest index of its set, so when message i is not a root,
-    // its root came earlier and already has a group.
-    const groupOf: Array<number> = []
-    const groups: Array<Array<number>> = []
-    for (let m = 0; m < n; m++) {
-      const root = parent[m] === m ? m : find(m)
-      if (root === m) {
-        groupOf.push(groups.length)
-        groups.push([m])
-      } else {
-        const g = groupOf[root]!
-        groupOf.push(g)
-        groups[g]!.push(m)
-      }
-    }
-    return { groups, groupOf, diagnostics }
-  }
+  ): ToolGroups => linkGroups(messages, format)
 )

@@ -122,6 +122,24 @@ describe("toolGroups on hand-written conversations", () => {
       assert.deepStrictEqual(groups, [[0], [1], [2], [3], [4], [5]], format.name)
     }
   })
+
+  it("tracks more call ids than there are messages (one turn issuing many parallel calls)", () => {
+    const ids = Array.from({ length: 20 }, (_, k) => `toolu_${k}`)
+    const messages = [
+      { role: "assistant", content: ids.map((id) => ({ type: "tool_use", id, name: "Read", input: { id } })) },
+      {
+        role: "user",
+        content: ids.slice(0, 17).map((id) => ({ type: "tool_result", tool_use_id: id, content: "ok" }))
+      }
+    ]
+    const { diagnostics, groupOf, groups } = toolGroups(messages, formats.anthropic)
+    assert.deepStrictEqual(groups, [[0, 1]])
+    assert.deepStrictEqual(groupOf, [0, 0])
+    assert.deepStrictEqual(
+      diagnostics.map((d) => d._tag === "DanglingCall" ? `${d.callId}@${d.index}` : d._tag),
+      ["toolu_17@0", "toolu_18@0", "toolu_19@0"]
+    )
+  })
 })
 
 describe("toolGroups laws, on generated conversations in every format", () => {

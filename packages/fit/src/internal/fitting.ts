@@ -52,7 +52,14 @@ export interface Fitting<M> {
   readonly input: ReadonlyArray<M>
   readonly settings: Settings<M>
   readonly price: Price<M>
-  /** The tool-call groups, each as ascending input indices, ordered by their first (oldest) member. */
+  /**
+   * The tool-call groups, numbered `0 … groupCount - 1` by their first (oldest) member. Group `g`'s input indices,
+   * ascending, are `members[start[g]]` up to `members[start[g + 1] - 1]`: one flat list, no array per group.
+   */
+  readonly groupCount: number
+  readonly members: Int32Array
+  readonly start: Int32Array
+  /** The same groups as arrays of input indices, built on first read (for callbacks and the rarer steps). */
   readonly groups: ReadonlyArray<ReadonlyArray<number>>
   readonly groupOf: ReadonlyArray<number>
   /** Per group: 1 when it holds a protected message (never removed, never compressed). */
@@ -61,7 +68,7 @@ export interface Fitting<M> {
   readonly request: number
   /** Per group: PENDING, KEPT or REMOVED. */
   readonly state: Uint8Array
-  /** Per group: why it was removed. */
+  /** Per removed group: why it was removed (set when it is removed). */
   readonly reasons: Array<FitReason | undefined>
   /** Removed groups, in removal order. */
   readonly removed: Array<number>
@@ -93,10 +100,12 @@ export const startFitting = <M>(
   }
   const settings = readSettings<M>(countTokens, budget, options, diagnostics)
   const { format } = settings
-  const { groupOf, groups } = toolGroups(input, format)
+  const grouping = toolGroups(input, format)
+  const { groupOf } = grouping
+  const { count: groupCount, members, start } = flatGroups(groupOf)
 
   const request = currentRequest(input, format)
-  const locked = new Uint8Array(groups.length)
+  const locked = new Uint8Array(groupCount)
   const protectedRequest = settings.protectCurrentRequest ? request : -1
   for (let i = 0; i < input.length; i++) {
     const m = input[i] as M
@@ -107,12 +116,17 @@ export const startFitting = <M>(
     input,
     settings,
     price: makePrice(settings, diagnostics),
-    groups,
+    groupCount,
+    members,
+    start,
+    get groups() {
+      return grouping.groups
+    },
     groupOf,
     locked,
     request,
-    state: new Uint8Array(groups.length),
-    reasons: Array.from({ length: groups.length }, (): FitReason | undefined => undefined),
+    state: new Uint8Array(groupCount),
+    reasons: [],
     removed: [],
     costs: new Float64Array(input.length).fill(Number.NaN),
     copies: new Map(),
@@ -121,10 +135,38 @@ export const startFitting = <M>(
     total: 0
   }
   // The protected groups are charged first: every later decision is about the room they leave.
-  for (let g = 0; g < groups.length; g++) {
+  for (let g = 0; g < groupCount; g++) {
     if (locked[g] === 1) keep(f, g)
   }
   return f
+}
+
+/**
+ * The groups of `groupOf` as one flat list (a counting sort by group): how many there are, and for each its
+ * members in ascending order, `members[start[g]] … members[start[g + 1] - 1]`. Groups are numbered by their
+ * first member, so a message opens a new group exactly when its group number is the count so far.
+ */
+const flatGroups = (
+  groupOf: ReadonlyArray<number>
+): { readonly count: number; readonly members: Int32Array; readonly start: Int32Array } => {
+  const n = groupOf.length
+  // First the size of each group, in start[g + 1]; then running sums make start[g] where group g begins.
+  const start = new Int32Array(n + 1)
+  let count = 0
+  for (let i = 0; i < n; i++) {
+    const g = groupOf[i] as number
+    if (g === count) count++
+    start[g + 1] = (start[g + 1] as number) + 1
+  }
+  for (let g = 0; g < count; g++) start[g + 1] = (start[g + 1] as number) + (start[g] as number)
+  const members = new Int32Array(n)
+  const next = start.slice(0, count)
+  for (let i = 0; i < n; i++) {
+    const g = groupOf[i] as number
+    members[next[g] as number] = i
+    next[g] = (next[g] as number) + 1
+  }
+  return { count, members, start: start.subarray(0, count + 1) }
 }
 
 /** What input message `i` costs now, priced on first use. */
@@ -146,7 +188,9 @@ export const countText = <M>(f: Fitting<M>, text: string): number => {
 /** What group `g` costs now. */
 export const groupCost = <M>(f: Fitting<M>, g: number): number => {
   let sum = 0
-  for (const i of f.groups[g] ?? []) sum += costAt(f, i)
+  for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) {
+    sum += costAt(f, f.members[k] as number)
+  }
   return sum
 }
 
@@ -175,7 +219,7 @@ export const removeGroup = <M>(f: Fitting<M>, g: number, reason: FitReason): boo
 
 /** Every group not decided yet is kept (priced): for the steps that need the whole total, like compression. */
 export const keepAll = <M>(f: Fitting<M>): void => {
-  for (let g = 0; g < f.groups.length; g++) if (f.state[g] === PENDING) keep(f, g)
+  for (let g = 0; g < f.groupCount; g++) if (f.state[g] === PENDING) keep(f, g)
 }
 
 /**
@@ -282,7 +326,8 @@ export const finishFitting = <M>(
   const excluded: Array<ExcludedMessage<M>> = []
   for (const g of f.removed) {
     const reason = f.reasons[g] as FitReason
-    for (const i of f.groups[g] ?? []) {
+    for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) {
+      const i = f.members[k] as number
       const cost = f.copies.get(i)?.original ?? (f.settings.countExcluded ? costAt(f, i) : f.costs[i] as number)
       excluded.push(
         Number.isNaN(cost) ? { message: input[i] as M, index: i, reason } : {

@@ -16,7 +16,7 @@ const errorText = (error: unknown): string => error instanceof Error ? error.mes
 export const removalOrder = <M>(f: Fitting<M>, among?: ReadonlyArray<number>): Array<number> => {
   const candidates: Array<number> = []
   if (among === undefined) {
-    for (let g = 0; g < f.groups.length; g++) if (f.locked[g] === 0) candidates.push(g)
+    for (let g = 0; g < f.groupCount; g++) if (f.locked[g] === 0) candidates.push(g)
   } else {
     for (const g of among) if (f.locked[g] === 0) candidates.push(g)
   }
@@ -24,7 +24,7 @@ export const removalOrder = <M>(f: Fitting<M>, among?: ReadonlyArray<number>): A
   const priority = f.settings.removalPriority
   if (priority === undefined) return candidates
 
-  const rank = new Float64Array(f.groups.length)
+  const rank = new Float64Array(f.groupCount)
   let failure: string | undefined
   for (const g of candidates) {
     const indices = f.groups[g] ?? []

@@ -2,7 +2,7 @@
  * What a message costs. Every price fitting needs — an input message, a compressed copy, a summary note — comes
  * from the one function {@link makePrice} builds, so a change in how messages are priced is made here only.
  */
-import { estimateTokens, messageCost } from "@ctxkit/budget"
+import { messageCost, TokenTally } from "@ctxkit/budget"
 import { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import * as Predicate from "effect/Predicate"
 import type { FitDiagnostic } from "../Diagnostics.ts"
@@ -47,9 +47,17 @@ export const makePrice = <M>(settings: Settings<M>, diagnostics: Array<FitDiagno
       return estimate.tokens
     }
   }
+  // One tally counts every text: the same count as `estimateTokens(text, counter)`, without a tally and a result
+  // per message. After a failure its diagnostics are taken and a fresh tally continues, so each failing text is
+  // reported exactly as `estimateTokens` reports it.
+  let tally = new TokenTally(counter)
   return (message) => {
-    const estimate = estimateTokens(format.text(message), counter)
-    if (estimate.diagnostics.length > 0) absorb(diagnostics, estimate.diagnostics)
-    return estimate.tokens + overhead
+    const text = format.text(message)
+    const tokens = tally.count(typeof text === "string" ? text : "")
+    if (tally.failed) {
+      absorb(diagnostics, tally.diagnostics())
+      tally = new TokenTally(counter)
+    }
+    return tokens + overhead
   }
 }
