@@ -4,4 +4,5 @@
  *
  * @since 0.1.0
  */
-export {}
+export { InvalidEffectAiOption } from "./Errors.ts"
+export { tokenizerLayer, type TokenizerLayerOptions } from "./TokenizerLayer.ts"
