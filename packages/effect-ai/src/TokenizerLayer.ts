@@ -81,7 +81,8 @@ const makeService = (counter: Counter): Tokenizer.Service => {
   return {
     tokenize: (input) =>
       Effect.map(toPrompt(input, "tokenize"), (prompt) => {
-        const { total } = conversationCost(prompt.content, { counter, format, cache })
+        const messages: ReadonlyArray<EffectAiMessage> = prompt.content
+        const { total } = conversationCost(messages, { counter, format, cache })
         // ctxkit counters count; they do not hand out token ids. The array's length is the count.
         return new Array<number>(total).fill(0)
       }),

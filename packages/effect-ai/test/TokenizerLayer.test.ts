@@ -38,8 +38,13 @@ const splitsAPair = (prompt: Prompt.Prompt): boolean => {
 }
 
 /** The current request: the last user message that is not a summary. */
-const lastUser = (prompt: Prompt.Prompt): Prompt.Message | undefined =>
-  prompt.content.findLast((m) => m.role === "user" && !formats.effectAi.isSummary(m))
+const lastUser = (prompt: Prompt.Prompt): Prompt.Message | undefined => {
+  for (let i = prompt.content.length - 1; i >= 0; i--) {
+    const m = prompt.content[i]
+    if (m !== undefined && m.role === "user" && !formats.effectAi.isSummary(m)) return m
+  }
+  return undefined
+}
 
 /** Whether `out` keeps the current request of `prompt` (trivially, when it has none). */
 const keepsRequest = (prompt: Prompt.Prompt, out: Prompt.Prompt): boolean => {
