@@ -163,7 +163,8 @@ export const tokenizerLayer = (
           new InvalidEffectAiOption({
             option: "counter",
             given: describeValue(given),
-            allowed: "a TokenCounter, a MessageCounter or a (text) => number function (or leave it out for the approximate counter)"
+            allowed:
+              "a TokenCounter, a MessageCounter or a (text) => number function (or leave it out for the approximate counter)"
           })
         )
       }

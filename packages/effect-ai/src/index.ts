@@ -5,4 +5,6 @@
  * @since 0.1.0
  */
 export { InvalidEffectAiOption } from "./Errors.ts"
+export * as OpenAiCompatible from "./OpenAiCompatible.ts"
+export type { OpenAiCompatibleOptions } from "./OpenAiCompatible.ts"
 export { tokenizerLayer, type TokenizerLayerOptions } from "./TokenizerLayer.ts"

@@ -173,7 +173,10 @@ describe("tokenizerLayer edge cases", () => {
     { role: "system", content: "You are a coding agent." },
     { role: "user", content: "List the files." },
     { role: "assistant", content: [{ type: "tool-call", id: "c1", name: "ls", params: {} }] },
-    { role: "tool", content: [{ type: "tool-result", id: "c1", name: "ls", isFailure: false, result: "a.ts\n".repeat(200) }] },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", id: "c1", name: "ls", isFailure: false, result: "a.ts\n".repeat(200) }]
+    },
     { role: "user", content: "Now read b.ts." }
   ])
 
