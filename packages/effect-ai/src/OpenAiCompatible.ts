@@ -93,7 +93,7 @@ const DEFAULT_TIMEOUT = Duration.minutes(5)
  */
 export const chatCompletionsUrl = (baseUrl: string): string => {
   const base = baseUrl.replace(/\/+$/, "")
-  if (/\/chat\/completions$/.test(base)) return base
+  if (base.endsWith("/chat/completions")) return base
   const path = base.replace(/^[a-z]+:\/\/[^/]*/i, "").replace(/[?#].*$/, "")
   return /\/v\d+[a-z0-9]*$/i.test(path) ? `${base}/chat/completions` : `${base}/v1/chat/completions`
 }

@@ -84,7 +84,7 @@ const makeService = (counter: Counter): Tokenizer.Service => {
         const messages: ReadonlyArray<EffectAiMessage> = prompt.content
         const { total } = conversationCost(messages, { counter, format, cache })
         // ctxkit counters count; they do not hand out token ids. The array's length is the count.
-        return new Array<number>(total).fill(0)
+        return Array.from({ length: total }, () => 0)
       }),
     truncate: (input, tokens) =>
       Effect.flatMap(toPrompt(input, "truncate"), (prompt) => {

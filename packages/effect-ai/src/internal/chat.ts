@@ -211,7 +211,8 @@ export const fromChatCompletion = (
   const reasoningTokens = int(usage?.completion_tokens_details?.reasoning_tokens)
   parts.push({
     type: "finish",
-    reason: finishReasons[choice.finish_reason ?? ""] ?? (choice.finish_reason == null ? "unknown" : "other"),
+    reason: finishReasons[choice.finish_reason ?? ""] ??
+      (Predicate.isString(choice.finish_reason) ? "other" : "unknown"),
     usage: {
       inputTokens: {
         total: input,
