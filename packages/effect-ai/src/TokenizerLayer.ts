@@ -145,7 +145,7 @@ const makeService = (counter: Counter): Tokenizer.Service => {
  *   const truncated = yield* tokenizer.truncate(prompt, 60)
  *   return truncated.content.map((m) => m.role)
  * }).pipe(Effect.provide(tokenizerLayer()))
- * Effect.runSync(roles) // ["system", "user"]: the call went with its result
+ * Effect.runSync(roles) // ["system", "user"]: the old question went, then the call with its result
  * ```
  *
  * @category constructors

@@ -231,6 +231,10 @@ describe("tokenizerLayer edge cases", () => {
     }
   })
 
+  it("the TSDoc example: at 60 tokens the old question goes, then the call with its result", () => {
+    assert.deepStrictEqual(run(ours().truncate(prompt, 60)).content, [prompt.content[0], prompt.content[4]])
+  })
+
   it("the input prompt is never mutated", () => {
     const before = JSON.stringify(prompt)
     run(ours().truncate(prompt, 40))
