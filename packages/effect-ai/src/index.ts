@@ -4,4 +4,7 @@
  *
  * @since 0.1.0
  */
-export {}
+export { InvalidEffectAiOption } from "./Errors.ts"
+export * as OpenAiCompatible from "./OpenAiCompatible.ts"
+export type { OpenAiCompatibleOptions } from "./OpenAiCompatible.ts"
+export { tokenizerLayer, type TokenizerLayerOptions } from "./TokenizerLayer.ts"
