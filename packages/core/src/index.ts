@@ -55,6 +55,7 @@ export {
   AwaitingExecution,
   DanglingCall,
   type GroupDiagnostic,
+  NotAConversation,
   OrphanApprovalResponse,
   OrphanResult,
   ReusedCallId,
