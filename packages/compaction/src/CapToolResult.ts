@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Counter, CounterFailed } from "@ctxkit/budget"
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
@@ -405,9 +405,9 @@ export interface CapToolResultsResult<M> {
  * @since 0.1.0
  */
 export const capToolResults: {
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
-    options: CapToolResultsOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: CapToolResultsOptions<F> & { readonly format: MessageFormat<F> }
   ): CapToolResultsResult<M>
   <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<NoInfer<M>>): CapToolResultsResult<M>
 } = <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<M>): CapToolResultsResult<M> => {

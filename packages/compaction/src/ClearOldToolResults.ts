@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Counter, CounterFailed } from "@ctxkit/budget"
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import * as Schema from "effect/Schema"
 import { Tally } from "./internal/capCounting.ts"
 import { describeValue } from "./internal/capFormat.ts"
@@ -206,9 +206,9 @@ const keyOf = (index: number, callId: string): string => `${index}\u0000${callId
  * @since 0.1.0
  */
 export const clearOldToolResults: {
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
-    options: ClearOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: ClearOptions<F> & { readonly format: MessageFormat<F> }
   ): ClearResult<M>
   <M>(messages: ReadonlyArray<M>, options?: ClearOptions<NoInfer<M>>): ClearResult<M>
 } = <M>(messages: ReadonlyArray<M>, options?: ClearOptions<M>): ClearResult<M> => {

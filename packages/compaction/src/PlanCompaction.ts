@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { planBoundaries } from "./internal/planBoundaries.ts"
 
 /**
@@ -158,9 +158,9 @@ const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArr
  * @since 0.1.0
  */
 export const planCompaction: {
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: PlanOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: PlanOptions<F> & { readonly format: MessageFormat<F> }
   ): CompactionPlan<M> | NoPlan
   <M>(history: ReadonlyArray<M>, options?: PlanOptions<NoInfer<M>>): CompactionPlan<M> | NoPlan
 } = <M>(history: ReadonlyArray<M>, given?: PlanOptions<M>): CompactionPlan<M> | NoPlan => {

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { arrayChars, clipMessage, type Clippable, clippableOf, MARKER, messageChars } from "./internal/reduceSize.ts"
 
 /**
@@ -194,10 +194,10 @@ const capRounds = (custom: number | undefined, defaults: ReadonlyArray<number>):
  * @since 0.1.0
  */
 export const reduceToBudget: {
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
     targetChars: number,
-    options: ReduceOptions<M> & { readonly format: MessageFormat<M> }
+    options: ReduceOptions<F> & { readonly format: MessageFormat<F> }
   ): Reduction<M>
   <M>(messages: ReadonlyArray<M>, targetChars: number, options?: ReduceOptions<NoInfer<M>>): Reduction<M>
 } = <M>(messages: ReadonlyArray<M>, targetChars: number, given?: ReduceOptions<M>): Reduction<M> => {
