@@ -7,10 +7,13 @@ import { approximateCounter, conversationCost, messageCost } from "@ctxkit/budge
 import {
   capToolResults,
   clearOldToolResults,
+  compact,
+  type CompactionOutcome,
   type CompactionPlan,
   ensureWithinBudget,
   type NoPlan,
   planCompaction,
+  recoverUncertainResults,
   reduceToBudget
 } from "@ctxkit/compaction"
 import {
@@ -22,7 +25,15 @@ import {
   type ToolGroups,
   toolGroups
 } from "@ctxkit/core"
-import { type FitOptions, fitOrFail, type FitResult, pruneMessages, shiftContext, strategies } from "@ctxkit/fit"
+import {
+  type ContextStrategy,
+  type FitOptions,
+  fitOrFail,
+  type FitResult,
+  pruneMessages,
+  shiftContext,
+  strategies
+} from "@ctxkit/fit"
 import { govern } from "@ctxkit/governor"
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
@@ -30,6 +41,7 @@ import type { ModelMessage } from "ai"
 import { Prompt } from "effect/ai"
 import * as Effect from "effect/Effect"
 import { pipe } from "effect/Function"
+import * as Option from "effect/Option"
 
 // The OpenAI and Anthropic callers' own types, written here from each API's documented shape (those SDKs are not
 // dependencies); the AI SDK's ModelMessage is the real one from `ai` 7.
@@ -131,6 +143,12 @@ type All<R, M> = { readonly [K in keyof R]: M }
 const planned = <M>(plan: CompactionPlan<M> | NoPlan): ReadonlyArray<M> =>
   plan._tag === "CompactionPlan" ? [...plan.summarized, ...plan.kept] : []
 
+// A compaction that would not save anything fails: those runs have no messages to compare.
+const compacted = <M>(outcome: Option.Option<CompactionOutcome<M>>): ReadonlyArray<M> =>
+  Option.isSome(outcome) && outcome.value._tag === "Compacted" ? outcome.value.messages : []
+const summarize = () =>
+  Effect.succeed({ text: `{"checkpoint":{"goal":"list the files"}}`, finishReason: "stop" as const })
+
 const count = approximateCounter
 const BUDGET = 1_000
 
@@ -161,7 +179,11 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { format, overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m, { format }).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m, { format })).messages,
-      govern: govern(m, { format }).messages
+      govern: govern(m, { format }).messages,
+      recoverUncertainResults: recoverUncertainResults(m, { format }).messages,
+      compact: compacted(
+        Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, format, keepTurns: 1 })))
+      )
     })
     assertEqual<Elements<typeof results>, All<typeof results, ChatCompletionMessage>>()
     // @ts-expect-error the lens's own message type is not the caller's: the assertion can fail
@@ -197,7 +219,11 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { format, overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m, { format }).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m, { format })).messages,
-      govern: govern(m, { format }).messages
+      govern: govern(m, { format }).messages,
+      recoverUncertainResults: recoverUncertainResults(m, { format }).messages,
+      compact: compacted(
+        Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, format, keepTurns: 1 })))
+      )
     })
     assertEqual<Elements<typeof results>, All<typeof results, ResponsesItem>>()
     // The caller's own objects come back (a plan of a short conversation has none to give).
@@ -230,7 +256,11 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { format, overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m, { format }).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m, { format })).messages,
-      govern: govern(m, { format }).messages
+      govern: govern(m, { format }).messages,
+      recoverUncertainResults: recoverUncertainResults(m, { format }).messages,
+      compact: compacted(
+        Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, format, keepTurns: 1 })))
+      )
     })
     assertEqual<Elements<typeof results>, All<typeof results, AnthropicParam>>()
     // The caller's own objects come back (a plan of a short conversation has none to give).
@@ -274,7 +304,11 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { format, overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m, { format }).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m, { format })).messages,
-      govern: govern(m, { format }).messages
+      govern: govern(m, { format }).messages,
+      recoverUncertainResults: recoverUncertainResults(m, { format }).messages,
+      compact: compacted(
+        Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, format, keepTurns: 1 })))
+      )
     })
     assertEqual<Elements<typeof results>, All<typeof results, ModelMessage>>()
     // The caller's own objects come back (a plan of a short conversation has none to give).
@@ -310,7 +344,11 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { format, overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m, { format }).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m, { format })).messages,
-      govern: govern(m, { format }).messages
+      govern: govern(m, { format }).messages,
+      recoverUncertainResults: recoverUncertainResults(m, { format }).messages,
+      compact: compacted(
+        Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, format, keepTurns: 1 })))
+      )
     })
     assertEqual<Elements<typeof results>, All<typeof results, Prompt.Message>>()
     // The caller's own objects come back (a plan of a short conversation has none to give).
@@ -343,7 +381,11 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { format, overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m, { format }).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m, { format })).messages,
-      govern: govern(m, { format }).messages
+      govern: govern(m, { format }).messages,
+      recoverUncertainResults: recoverUncertainResults(m, { format }).messages,
+      compact: compacted(
+        Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, format, keepTurns: 1 })))
+      )
     })
     assertEqual<Elements<typeof results>, All<typeof results, BaseMessage>>()
     // The caller's own objects come back (a plan of a short conversation has none to give).
@@ -376,7 +418,11 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { format, overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m, { format }).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m, { format })).messages,
-      govern: govern(m, { format }).messages
+      govern: govern(m, { format }).messages,
+      recoverUncertainResults: recoverUncertainResults(m, { format }).messages,
+      compact: compacted(
+        Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, format, keepTurns: 1 })))
+      )
     })
     assertEqual<Elements<typeof results>, All<typeof results, Message>>()
     // The caller's own objects come back (a plan of a short conversation has none to give).
@@ -408,7 +454,9 @@ describe("every function gives back the caller's type with an explicit format (d
       capToolResults: capToolResults(m, { overChars: 100, keepChars: 50, marker: "…" }).messages,
       clearOldToolResults: clearOldToolResults(m).messages,
       ensureWithinBudget: Effect.runSync(ensureWithinBudget(m)).messages,
-      govern: govern(m).messages
+      govern: govern(m).messages,
+      recoverUncertainResults: recoverUncertainResults(m).messages,
+      compact: compacted(Effect.runSync(Effect.option(compact(m, { reason: "manual", summarize, keepTurns: 1 }))))
     })
     assertEqual<Elements<typeof results>, All<typeof results, Mine>>()
     // The caller's own objects come back (a plan of a short conversation has none to give).
@@ -442,7 +490,23 @@ describe("every function gives back the caller's type with an explicit format (d
       governed: govern(messages, { format }).messages,
       cost: conversationCost(messages, { format }).total
     })
+    // A plugin strategy passing its own options through, with a callback typed from them.
+    const toolsFirst: ContextStrategy = {
+      id: "tools-first",
+      fit: (messages, countTokens, budget, options) =>
+        strategies.truncate.fit(messages, countTokens, budget, {
+          ...options,
+          removalPriority: (group) => group.messages.some((m) => options?.format?.role(m) === "tool") ? 0 : 1
+        })
+    }
     const m: Array<Message> = [{ role: "user", content: "hi" }]
+    assert.strictEqual(toolsFirst.fit(m, count, BUDGET).kept[0], m[0])
+    const sdk: Array<ModelMessage> = [{ role: "user", content: "hi" }]
+    const withCallback = strategies.truncate.fit(sdk, count, BUDGET, {
+      format: formats.aiSdk,
+      removalPriority: (group) => group.messages.length
+    })
+    expectTypeOf(withCallback.kept).toEqualTypeOf<ReadonlyArray<ModelMessage>>()
     const out = generic(m, formats.canonical)
     expectTypeOf(out.kept).toEqualTypeOf<ReadonlyArray<Message>>()
     assert.deepStrictEqual(out.groups, [[0]])

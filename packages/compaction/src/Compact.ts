@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { type CostCache, type Counter, makeCostCache, type TokenCounter } from "@ctxkit/budget"
-import { CompactionFailed, detectFormat, formats, type MessageFormat } from "@ctxkit/core"
+import { CompactionFailed, detectFormat, type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import type { RequestSample } from "@ctxkit/overflow"
 import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
@@ -445,17 +445,17 @@ const run = <M>(
  * @since 0.1.0
  */
 export const compact: {
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: CompactOptions<M> & { readonly format: MessageFormat<M>; readonly summarize: SummarizeFn }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: CompactOptions<F> & { readonly format: MessageFormat<F>; readonly summarize: SummarizeFn }
   ): Effect.Effect<CompactionOutcome<M>, CompactionFailed>
   <M>(
     history: ReadonlyArray<M>,
     options: CompactOptions<NoInfer<M>> & { readonly summarize: SummarizeFn }
   ): Effect.Effect<CompactionOutcome<M>, CompactionFailed>
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: CompactOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: CompactOptions<F> & { readonly format: MessageFormat<F> }
   ): Effect.Effect<CompactionOutcome<M>, CompactionFailed, Summarizer>
   <M>(
     history: ReadonlyArray<M>,

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat, repairPairs } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat, repairPairs } from "@ctxkit/core"
 
 /**
  * The result text recovery records for a call that never reported.
@@ -79,9 +79,9 @@ export interface Recovered<M> {
  * @since 0.1.0
  */
 export const recoverUncertainResults: {
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: RecoverOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: RecoverOptions<F> & { readonly format: MessageFormat<F> }
   ): Recovered<M>
   <M>(history: ReadonlyArray<M>, options?: RecoverOptions<NoInfer<M>>): Recovered<M>
 } = <M>(history: ReadonlyArray<M>, options: RecoverOptions<M> = {}): Recovered<M> => {

@@ -82,19 +82,22 @@ export const strategies: {
  *
  * @category strategies
  * @since 0.1.0
+ * @inline
  */
 export interface BuiltinFit {
+  // A plugin's own `fit` passes its `FitOptions<M>` through: that signature comes first, so that the callbacks
+  // it adds (`removalPriority`) are typed from it.
+  <M>(
+    messages: ReadonlyArray<M>,
+    countTokens: CountTokens,
+    budget: number,
+    options?: FitOptions<M> | undefined
+  ): FitResult<M>
   <M extends FormatInput<F>, F>(
     messages: ReadonlyArray<M>,
     countTokens: CountTokens,
     budget: number,
     options: FitOptions<F> & { readonly format: MessageFormat<F> }
-  ): FitResult<M>
-  <M>(
-    messages: ReadonlyArray<M>,
-    countTokens: CountTokens,
-    budget: number,
-    options?: FitOptions<NoInfer<M>> | FitOptions<unknown> | undefined
   ): FitResult<M>
 }
 
@@ -112,6 +115,7 @@ export interface BuiltinFit {
  *
  * @category strategies
  * @since 0.1.0
+ * @inline
  */
 export interface BuiltinStrategy<Id extends string> extends ContextStrategy {
   readonly id: Id
