@@ -387,6 +387,9 @@ export interface CapToolResultsResult<M> {
  * (a call id repeated inside one message is capped once). Returns the same array when nothing was cut. Never
  * throws, never mutates its input.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { capToolResults } from "@ctxkit/compaction"

@@ -180,6 +180,9 @@ const keyOf = (index: number, callId: string): string => `${index}\u0000${callId
  * is never mutated, and a second call changes nothing. Linear: each result is read once and only the ones to
  * clear are counted.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { CLEARED_NOTE, clearOldToolResults } from "@ctxkit/compaction"

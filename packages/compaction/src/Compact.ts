@@ -415,6 +415,9 @@ const run = <M>(
  * Opaque continuation items (OpenAI Responses encrypted reasoning) of the replaced span go with it; kept
  * messages keep theirs.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { compact } from "@ctxkit/compaction"

@@ -154,6 +154,9 @@ const nonNegative = (value: number | undefined): number =>
  *
  * `persist` sees every new transcript before the function returns or fails. Never mutates its input.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { ensureWithinBudget } from "@ctxkit/compaction"

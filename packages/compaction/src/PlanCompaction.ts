@@ -132,6 +132,9 @@ const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArr
  * Linear in the history (`toolGroups` once, then one pass); never throws (invalid options → `invalid-options`
  * with the fix); pure: `summarized ++ kept` is the input with the same objects.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { applyCompaction, planCompaction } from "@ctxkit/compaction"

@@ -61,6 +61,9 @@ export interface Recovered<M> {
  *
  * Do not run it automatically after a crash without telling the user: the tool may have changed something.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { recoverUncertainResults } from "@ctxkit/compaction"

@@ -172,6 +172,9 @@ const capRounds = (custom: number | undefined, defaults: ReadonlyArray<number>):
  * candidates (O(n log n)), the same once more for the final sweep, and one serialization per clip (its size is bounded by the cap plus the message's
  * other parts); the total is updated in O(1) per clip — no quadratic rescans, even for 10k messages.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { BUDGET_TRUNCATION_MARKER, reduceToBudget } from "@ctxkit/compaction"

@@ -288,6 +288,9 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
  * stay) and every other message is the same object. `shadow` returns the history itself. Linear in the
  * history. Data-first or data-last.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { govern } from "@ctxkit/governor"
