@@ -13,8 +13,8 @@ import type { Rendered, Scenario, ScenarioCall } from "../../Scenario.ts"
  * per call a `function_call` (key `call:<id>`) — or, when the call asks for approval, the MCP flow: an
  * `mcp_approval_request` (keys `approval:<id>` and `call:<id>`), answered by an approval turn's
  * `mcp_approval_response` (an orphan one when no request was made), and run as an `mcp_call` that names the
- * request (`approval_request_id`) and carries the result (`output`, or `error` when it failed); a denied call
- * never runs, so its result is not rendered. Other results are `function_call_output` items.
+ * request (`approval_request_id`) and carries the result (`output`, or `error` when it failed or was denied, so
+ * that every result of the scenario is in the conversation). Other results are `function_call_output` items.
  *
  * @example
  * ```ts
@@ -30,13 +30,8 @@ import type { Rendered, Scenario, ScenarioCall } from "../../Scenario.ts"
 export const render = (scenario: Scenario): Rendered<OpenAiResponsesItem> => {
   const messages: Array<OpenAiResponsesItem> = []
   const keys: Array<ReadonlyArray<string>> = []
-  // Calls that asked for approval, by call id, and the answers given, by approval id: their results are
-  // `mcp_call`s (or nothing, when denied).
+  // Calls that asked for approval, by call id: their results are `mcp_call`s.
   const approvalCalls = new Map<string, ScenarioCall & { readonly approvalId: string }>()
-  const answers = new Map<string, boolean>()
-  for (const turn of scenario.turns) {
-    if (turn.kind === "approval" && !answers.has(turn.approvalId)) answers.set(turn.approvalId, turn.approved)
-  }
   const push = (item: OpenAiResponsesItem, itemKeys: ReadonlyArray<string>): void => {
     messages.push(item)
     keys.push(itemKeys)
@@ -93,7 +88,6 @@ export const render = (scenario: Scenario): Rendered<OpenAiResponsesItem> => {
             ])
             continue
           }
-          if (answers.get(call.approvalId) === false) continue
           push({
             type: "mcp_call",
             id: call.id,
