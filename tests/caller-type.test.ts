@@ -501,6 +501,10 @@ describe("every function gives back the caller's type with an explicit format (d
     }
     const m: Array<Message> = [{ role: "user", content: "hi" }]
     assert.strictEqual(toolsFirst.fit(m, count, BUDGET).kept[0], m[0])
+    // A format that may be absent (an optional option passed through) is accepted too.
+    const maybe = (given?: MessageFormat<Message>): MessageFormat<Message> | undefined => given
+    assert.deepStrictEqual(toolGroups(m, maybe()).groups, [[0]])
+    assert.deepStrictEqual(toolGroups(m, maybe(formats.canonical)).groups, [[0]])
     const sdk: Array<ModelMessage> = [{ role: "user", content: "hi" }]
     const withCallback = strategies.truncate.fit(sdk, count, BUDGET, {
       format: formats.aiSdk,

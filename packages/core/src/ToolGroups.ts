@@ -320,8 +320,7 @@ const makeSets = (n: number) => {
  */
 export const toolGroups: {
   <M extends FormatInput<F>, F>(messages: ReadonlyArray<M>, format: MessageFormat<F>): ToolGroups
-  <M>(messages: ReadonlyArray<NoInfer<M>>, format: MessageFormat<M>): ToolGroups
-  (messages: ReadonlyArray<unknown>, format?: undefined): ToolGroups
+  <M>(messages: ReadonlyArray<NoInfer<M>>, format?: MessageFormat<M> | undefined): ToolGroups
 } = (messages: unknown, format?: MessageFormat<unknown>): ToolGroups => {
   const read = conversationMessages(messages, { format })
   if (Result.isFailure(read)) {
