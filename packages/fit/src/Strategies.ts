@@ -51,10 +51,10 @@ import { manualFit, summarizeFit, truncateFit, vectorRecallFit } from "./interna
  * @since 0.1.0
  */
 export const strategies: {
-  readonly manual: BuiltinStrategy<"manual">
-  readonly summarize: BuiltinStrategy<"summarize">
-  readonly truncate: BuiltinStrategy<"truncate">
-  readonly "vector-recall": BuiltinStrategy<"vector-recall">
+  readonly manual: ContextStrategy & { readonly id: "manual"; readonly fit: BuiltinFit }
+  readonly summarize: ContextStrategy & { readonly id: "summarize"; readonly fit: BuiltinFit }
+  readonly truncate: ContextStrategy & { readonly id: "truncate"; readonly fit: BuiltinFit }
+  readonly "vector-recall": ContextStrategy & { readonly id: "vector-recall"; readonly fit: BuiltinFit }
 } = {
   manual: Object.freeze({ id: "manual", fit: manualFit }),
   summarize: Object.freeze({ id: "summarize", fit: summarizeFit }),
@@ -99,27 +99,6 @@ export interface BuiltinFit {
     budget: number,
     options: FitOptions<F> & { readonly format: MessageFormat<F> }
   ): FitResult<M>
-}
-
-/**
- * A built-in strategy: a {@link ContextStrategy} whose `fit` gives back the caller's message type.
- *
- * @example
- * ```ts
- * import { type ContextStrategy, strategies } from "@ctxkit/fit"
- * import type { BuiltinStrategy } from "@ctxkit/fit/Strategies"
- *
- * const truncate: BuiltinStrategy<"truncate"> = strategies.truncate
- * const plugin: ContextStrategy = truncate
- * ```
- *
- * @category strategies
- * @since 0.1.0
- * @inline
- */
-export interface BuiltinStrategy<Id extends string> extends ContextStrategy {
-  readonly id: Id
-  readonly fit: BuiltinFit
 }
 
 /**
