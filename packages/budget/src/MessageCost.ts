@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import { CostCache } from "./CostCache.ts"
 import type { BudgetDiagnostic } from "./Diagnostics.ts"
@@ -179,7 +179,13 @@ const finish = <M>(p: Plan<M>): Pick<ConversationCost, "counter" | "approximate"
  * @category counting
  * @since 0.1.0
  */
-export const messageCost = <M>(message: M, options?: CostOptions<M>): TokenEstimate => {
+export const messageCost: {
+  <M extends FormatInput<F>, F>(
+    message: M,
+    options: CostOptions<F> & { readonly format: MessageFormat<F> }
+  ): TokenEstimate
+  <M>(message: M, options?: CostOptions<NoInfer<M>> | CostOptions<unknown>): TokenEstimate
+} = <M>(message: M, options?: CostOptions<M>): TokenEstimate => {
   const p = plan(options)
   const t = textTokens(p, message)
   return { tokens: (t < 0 ? -1 - t : t) + p.extra, ...finish(p) }
@@ -247,8 +253,15 @@ const cost = <M>(messages: ReadonlyArray<M>, options?: CostOptions<M>): Conversa
  * @since 0.1.0
  */
 export const conversationCost: {
+  <F>(
+    options: CostOptions<F> & { readonly format: MessageFormat<F> }
+  ): <M extends FormatInput<F>>(messages: ReadonlyArray<M>) => ConversationCost
   <M>(options?: CostOptions<M>): (messages: ReadonlyArray<M>) => ConversationCost
-  <M>(messages: ReadonlyArray<M>, options?: CostOptions<M>): ConversationCost
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: CostOptions<F> & { readonly format: MessageFormat<F> }
+  ): ConversationCost
+  <M>(messages: ReadonlyArray<M>, options?: CostOptions<NoInfer<M>> | CostOptions<unknown>): ConversationCost
 } = dual(
   (args: IArguments) => args.length >= 2 || Array.isArray(args[0]),
   <M>(messages: ReadonlyArray<M>, options?: CostOptions<M>): ConversationCost => cost(messages, options)

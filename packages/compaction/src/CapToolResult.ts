@@ -7,7 +7,7 @@
  */
 import type { Counter } from "@ctxkit/budget"
 import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting, type SettingAdjustment } from "@ctxkit/core/Settings"
 import { pairSafeEnd } from "@ctxkit/core/TextCut"
@@ -469,6 +469,9 @@ export interface CapToolResultsResult<M> {
  * (a call id repeated inside one message is capped once). Returns the same array when nothing was cut. Never
  * throws, never mutates its input.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { capToolResults } from "@ctxkit/compaction"
@@ -491,9 +494,9 @@ export const capToolResults: {
     messages: ReadonlyArray<M>
   ) => CapToolResultsResult<M>
   (options: CapToolResultsOptions<unknown>): <M>(messages: ReadonlyArray<M>) => CapToolResultsResult<M>
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
-    options: CapToolResultsOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: CapToolResultsOptions<F> & { readonly format: MessageFormat<F> }
   ): CapToolResultsResult<M>
   <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<NoInfer<M>>): CapToolResultsResult<M>
 } = dual(optionsFirst, <M>(messages: ReadonlyArray<M>, options: CapToolResultsOptions<M>): CapToolResultsResult<M> => {

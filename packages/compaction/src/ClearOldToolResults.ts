@@ -7,7 +7,7 @@
  */
 import type { Counter } from "@ctxkit/budget"
 import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting } from "@ctxkit/core/Settings"
 import { dual } from "effect/Function"
@@ -219,6 +219,9 @@ const keyOf = (index: number, callId: string): string => `${index}\u0000${callId
  * is never mutated, and a second call changes nothing. Linear: each result is read once and only the ones to
  * clear are counted.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { CLEARED_NOTE, clearOldToolResults } from "@ctxkit/compaction"
@@ -247,9 +250,9 @@ const keyOf = (index: number, callId: string): string => `${index}\u0000${callId
 export const clearOldToolResults: {
   <M>(options: ClearOptions<M> & { readonly format: MessageFormat<M> }): (messages: ReadonlyArray<M>) => ClearResult<M>
   (options?: ClearOptions<unknown>): <M>(messages: ReadonlyArray<M>) => ClearResult<M>
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
-    options: ClearOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: ClearOptions<F> & { readonly format: MessageFormat<F> }
   ): ClearResult<M>
   <M>(messages: ReadonlyArray<M>, options?: ClearOptions<NoInfer<M>>): ClearResult<M>
 } = dual(optionsFirst, <M>(messages: ReadonlyArray<M>, options?: ClearOptions<M>): ClearResult<M> => {

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { type CostCache, type Counter, makeCostCache, type TokenCounter } from "@ctxkit/budget"
-import { CompactionFailed, detectFormat, formats, type MessageFormat } from "@ctxkit/core"
+import { CompactionFailed, detectFormat, type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
 import type { RequestSample } from "@ctxkit/overflow"
 import * as Cause from "effect/Cause"
@@ -416,6 +416,9 @@ const run = <M>(
  * Opaque continuation items (OpenAI Responses encrypted reasoning) of the replaced span go with it; kept
  * messages keep theirs.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { compact } from "@ctxkit/compaction"
@@ -446,17 +449,17 @@ const run = <M>(
  * @since 0.1.0
  */
 export const compact: {
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: CompactOptions<M> & { readonly format: MessageFormat<M>; readonly summarize: SummarizeFn }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: CompactOptions<F> & { readonly format: MessageFormat<F>; readonly summarize: SummarizeFn }
   ): Effect.Effect<CompactionOutcome<M>, CompactionFailed>
   <M>(
     history: ReadonlyArray<M>,
     options: CompactOptions<NoInfer<M>> & { readonly summarize: SummarizeFn }
   ): Effect.Effect<CompactionOutcome<M>, CompactionFailed>
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: CompactOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: CompactOptions<F> & { readonly format: MessageFormat<F> }
   ): Effect.Effect<CompactionOutcome<M>, CompactionFailed, Summarizer>
   <M>(
     history: ReadonlyArray<M>,

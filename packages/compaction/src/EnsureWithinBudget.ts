@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { CHARS_PER_TOKEN, DEFAULT_MAX_CONTEXT_CHARS } from "@ctxkit/budget/EffectiveBudget"
-import type { CompactionFailed, ContextBudgetExceeded, MessageFormat } from "@ctxkit/core"
+import type { CompactionFailed, ContextBudgetExceeded, FormatInput, MessageFormat } from "@ctxkit/core"
 import { formats } from "@ctxkit/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -154,6 +154,9 @@ const nonNegative = (value: number | undefined): number =>
  *
  * `persist` sees every new transcript before the function returns or fails. Never mutates its input.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { ensureWithinBudget } from "@ctxkit/compaction"
@@ -174,9 +177,12 @@ const nonNegative = (value: number | undefined): number =>
  * @since 0.1.0
  */
 export const ensureWithinBudget: {
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: BudgetOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options:
+      & Omit<BudgetOptions<F>, "compact" | "persist">
+      & Pick<BudgetOptions<NoInfer<M>>, "compact" | "persist">
+      & { readonly format: MessageFormat<F> }
   ): Effect.Effect<WithinBudget<M>, ContextBudgetExceeded>
   <M>(history: ReadonlyArray<M>, options?: BudgetOptions<NoInfer<M>>): Effect.Effect<
     WithinBudget<M>,

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
 import { dual } from "effect/Function"
 import { optionsFirst } from "./internal/dual.ts"
@@ -133,6 +133,9 @@ const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArr
  * Linear in the history (`toolGroups` once, then one pass); never throws (invalid options → `invalid-options`
  * with the fix); pure: `summarized ++ kept` is the input with the same objects.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { applyCompaction, planCompaction } from "@ctxkit/compaction"
@@ -163,9 +166,9 @@ export const planCompaction: {
     history: ReadonlyArray<M>
   ) => CompactionPlan<M> | NoPlan
   (options?: PlanOptions<unknown>): <M>(history: ReadonlyArray<M>) => CompactionPlan<M> | NoPlan
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: PlanOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: PlanOptions<F> & { readonly format: MessageFormat<F> }
   ): CompactionPlan<M> | NoPlan
   <M>(history: ReadonlyArray<M>, options?: PlanOptions<NoInfer<M>>): CompactionPlan<M> | NoPlan
 } = dual(optionsFirst, <M>(

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat, repairPairs } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat, repairPairs } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import { optionsFirst } from "./internal/dual.ts"
 
@@ -63,6 +63,9 @@ export interface Recovered<M> {
  *
  * Do not run it automatically after a crash without telling the user: the tool may have changed something.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { recoverUncertainResults } from "@ctxkit/compaction"
@@ -81,9 +84,9 @@ export interface Recovered<M> {
  * @since 0.1.0
  */
 export const recoverUncertainResults: {
-  <M>(
-    history: ReadonlyArray<NoInfer<M>>,
-    options: RecoverOptions<M> & { readonly format: MessageFormat<M> }
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options: RecoverOptions<F> & { readonly format: MessageFormat<F> }
   ): Recovered<M>
   <M>(history: ReadonlyArray<M>, options?: RecoverOptions<NoInfer<M>>): Recovered<M>
   <M>(options: RecoverOptions<M> & { readonly format: MessageFormat<M> }): (history: ReadonlyArray<M>) => Recovered<M>

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { formats, type MessageFormat } from "@ctxkit/core"
+import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import { optionsFirst, valueFirst } from "./internal/dual.ts"
@@ -178,6 +178,9 @@ const capRounds = (custom: number | undefined, defaults: ReadonlyArray<number>):
  * candidates (O(n log n)), the same once more for the final sweep, and one serialization per clip (its size is bounded by the cap plus the message's
  * other parts); the total is updated in O(1) per clip — no quadratic rescans, even for 10k messages.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { BUDGET_TRUNCATION_MARKER, reduceToBudget } from "@ctxkit/compaction"
@@ -200,10 +203,10 @@ const capRounds = (custom: number | undefined, defaults: ReadonlyArray<number>):
  * @since 0.1.0
  */
 export const reduceToBudget: {
-  <M>(
-    messages: ReadonlyArray<NoInfer<M>>,
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
     targetChars: number,
-    options: ReduceOptions<M> & { readonly format: MessageFormat<M> }
+    options: ReduceOptions<F> & { readonly format: MessageFormat<F> }
   ): Reduction<M>
   <M>(messages: ReadonlyArray<M>, targetChars: number, options?: ReduceOptions<NoInfer<M>>): Reduction<M>
   <M>(targetChars: number, options: ReduceOptions<M> & { readonly format: MessageFormat<M> }): (

@@ -87,8 +87,9 @@ export type Link =
   | { readonly kind: "ref"; readonly key: string }
 
 /**
- * One approval part a message carries (AI SDK and `effect/ai` tool approvals): the `request` the framework
- * made for a call, or the user's `response` to it, both named by `approvalId`. A call whose approval was
+ * One approval part a message carries (AI SDK and `effect/ai` tool approvals, OpenAI Responses MCP
+ * approval items): the `request` the framework made for a call, or the user's `response` to it, both named by
+ * `approvalId`. An `mcp_approval_request` is its own call: its `callId` is its id. A call whose approval was
  * answered and that has no result yet is awaiting execution, not dangling.
  *
  * @example

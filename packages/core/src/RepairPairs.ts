@@ -6,10 +6,13 @@
  * @since 0.1.0
  */
 import { dual } from "effect/Function"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { conversationMessages } from "./ConversationMessages.ts"
 import { auto } from "./formats/Auto.ts"
 import type { FormatInput, MessageFormat, ToolCallInfo } from "./MessageFormat.ts"
-import { type GroupDiagnostic, toolGroups } from "./ToolGroups.ts"
+import { type GroupDiagnostic, NotAConversation, toolGroups } from "./ToolGroups.ts"
 
 /**
  * The text of the synthetic result `repairPairs` gives a dangling call under `dangling: "stub"`.
@@ -212,10 +215,27 @@ export interface RepairResult<M> {
   readonly diagnostics: ReadonlyArray<GroupDiagnostic>
 }
 
-const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): RepairResult<M> => {
-  // Not a conversation at all (a JavaScript caller's mistake): nothing to repair, nothing to lose.
-  if (!Array.isArray(messages)) return { messages: [], changes: [], diagnostics: [] }
+/** The keys of {@link RepairOptions}: a lone argument with any other key is a (wrong) conversation, not options. */
+const OPTION_KEYS: ReadonlySet<string> = new Set(["dangling", "orphans", "format", "stubText"])
+
+/**
+ * Whether a lone argument is the options of the data-last form. Anything else — an array, an `effect/ai`
+ * `Prompt`, `{ messages }`, a string, `null` — is taken as the messages, so that a wrong input is diagnosed
+ * instead of answered with a function.
+ */
+const isOptions = (arg: unknown): boolean =>
+  arg === undefined ||
+  (Predicate.isObject(arg) && !Array.isArray(arg) && Object.keys(arg).every((key) => OPTION_KEYS.has(key)))
+
+const repair = <M>(input: ReadonlyArray<M>, options: RepairOptions<M> = {}): RepairResult<M> => {
   const format = options.format ?? (auto as unknown as MessageFormat<M>)
+  // Not a conversation at all (a JavaScript caller's mistake): nothing to repair, and said so.
+  const read = conversationMessages(input, { format })
+  if (Result.isFailure(read)) {
+    const given = read.failure.issues[0]?.message ?? "expected an array of messages"
+    return { messages: [], changes: [], diagnostics: [new NotAConversation({ given })] }
+  }
+  const messages = read.success as ReadonlyArray<M>
   const dangling = options.dangling ?? "stub"
   const orphans = options.orphans ?? "drop"
   const stubText = options.stubText ?? UNKNOWN_OUTCOME_TEXT
@@ -303,8 +323,11 @@ const repair = <M>(messages: ReadonlyArray<M>, options: RepairOptions<M> = {}): 
  * responses (no request for them anywhere) are dropped; dangling calls (no result anywhere) are dropped with
  * their approval request and response, or answered with a synthetic result that says their outcome is
  * unknown, placed after the issuing message and the results that already follow it. A call whose approval
- * was answered is awaiting execution and is left alone. Messages left empty are removed. Reports every change; never mutates its input; returns the input array itself
- * when there is nothing to repair.
+ * was answered is awaiting execution and is left alone. Messages left empty are removed. Reports every change;
+ * never mutates its input; returns the input array itself when there is nothing to repair. With a format, the
+ * repaired messages have the caller's own message type. The input is read through `conversationMessages`: an
+ * `effect/ai` `Prompt` is read as its messages; anything else that is not an array gives no messages and a
+ * `NotAConversation` diagnostic naming it and the fix.
  *
  * Data-first or data-last.
  *
@@ -335,6 +358,6 @@ export const repairPairs: {
   ): RepairResult<M>
   <M>(messages: ReadonlyArray<M>, options?: AutoRepairOptions): RepairResult<M>
 } = dual(
-  (args: IArguments) => args.length >= 2 || Array.isArray(args[0]),
+  (args: IArguments) => args.length >= 2 || !isOptions(args[0]),
   <M>(messages: ReadonlyArray<M>, options?: RepairOptions<M>): RepairResult<M> => repair(messages, options)
 )

@@ -6,9 +6,11 @@
  * @since 0.1.0
  */
 import { dual } from "effect/Function"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { conversationMessages } from "./ConversationMessages.ts"
 import { auto } from "./formats/Auto.ts"
-import { isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
+import { type FormatInput, isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
 
 /**
  * A tool result whose call does not appear anywhere in the conversation. Providers reject such a request;
@@ -93,7 +95,8 @@ export class ReusedCallId extends Schema.TaggedClass<ReusedCallId>("@ctxkit/core
 }
 
 /**
- * An approval response whose request is nowhere in the conversation (AI SDK and `effect/ai` tool approvals).
+ * An approval response whose request is nowhere in the conversation (AI SDK and `effect/ai` tool approvals,
+ * OpenAI Responses `mcp_approval_response` items).
  * The AI SDK rejects such a prompt (`AI_InvalidToolApprovalError`); `repairPairs` drops it.
  *
  * @example
@@ -157,6 +160,35 @@ export class AwaitingExecution
 }
 
 /**
+ * The messages given are not a conversation (not an array, nor an `effect/ai` `Prompt`; for example an object
+ * holding a `messages` array, a string, `null`): nothing was read, so there are no groups and nothing to
+ * repair. Reported so that a JavaScript caller's mistake is never read as an empty conversation that is fine.
+ *
+ * @example
+ * ```ts
+ * import { toolGroups } from "@ctxkit/core"
+ *
+ * const wrong: unknown = { messages: [{ role: "user", content: "hi" }] }
+ * toolGroups(wrong as ReadonlyArray<unknown>).diagnostics[0]?._tag // "NotAConversation"
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class NotAConversation extends Schema.TaggedClass<NotAConversation>("@ctxkit/core/NotAConversation")(
+  "NotAConversation",
+  {
+    /** What was given instead and what to pass, as text (`expected an array of messages, got null: …`). */
+    given: Schema.String
+  }
+) {
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `Not a conversation: ${this.given}. Nothing was read (decodeConversation checks untrusted input).`
+  }
+}
+
+/**
  * What `toolGroups` reports. Reported, never thrown: problems (an orphan result or approval response, a
  * dangling call, a reused id) and the informational {@link AwaitingExecution}.
  *
@@ -178,6 +210,7 @@ export type GroupDiagnostic =
   | ReusedCallId
   | OrphanApprovalResponse
   | AwaitingExecution
+  | NotAConversation
 
 /**
  * The partition of a conversation into tool-call groups.
@@ -436,8 +469,11 @@ const membersOf = (groupOf: ReadonlyArray<number>, count: number): Array<Array<n
  * A call whose approval was answered and that has no result yet is reported as {@link AwaitingExecution},
  * not as a {@link DanglingCall}; an approval response with no request is an {@link OrphanApprovalResponse}.
  *
- * The message type is taken from the format, so literal messages only need to be assignable to it;
- * without a format, messages are read with `formats.auto`.
+ * The messages are the caller's own type (LangChain `BaseMessage`s, AI SDK `ModelMessage`s, `effect/ai`
+ * `Prompt` messages, interfaces of the wire shape) when they fit the format's shape; without a format, messages
+ * are read with `formats.auto`. The input is read through {@link conversationMessages}: an `effect/ai` `Prompt`
+ * is read as its messages, and anything else that is not an array (`{ messages }`, a string, `null`) gives no
+ * groups and a {@link NotAConversation} that names it and the fix.
  *
  * @example
  * ```ts
@@ -461,12 +497,17 @@ const membersOf = (groupOf: ReadonlyArray<number>, count: number): Array<Array<n
  */
 export const toolGroups: {
   <M>(format?: MessageFormat<M>): (messages: ReadonlyArray<M>) => ToolGroups
-  <M = unknown>(messages: ReadonlyArray<NoInfer<M>>, format?: MessageFormat<M>): ToolGroups
+  <M extends FormatInput<F>, F>(messages: ReadonlyArray<M>, format: MessageFormat<F>): ToolGroups
+  <M>(messages: ReadonlyArray<NoInfer<M>>, format?: MessageFormat<M> | undefined): ToolGroups
 } = dual(
   // Data-last is `toolGroups()` or `toolGroups(format)`: anything else (an array, a wrong value) is the messages.
   (args: IArguments) => args.length >= 2 || (args.length === 1 && !isMessageFormat(args[0])),
-  <M = unknown>(
-    messages: ReadonlyArray<NoInfer<M>>,
-    format: MessageFormat<M> = auto as unknown as MessageFormat<M>
-  ): ToolGroups => linkGroups(messages, format)
+  (messages: unknown, format?: MessageFormat<unknown>): ToolGroups => {
+    const read = conversationMessages(messages, { format })
+    if (Result.isFailure(read)) {
+      const given = read.failure.issues[0]?.message ?? "expected an array of messages"
+      return { groups: [], groupOf: [], diagnostics: [new NotAConversation({ given })] }
+    }
+    return linkGroups(read.success, format ?? auto)
+  }
 )

@@ -51,6 +51,7 @@ export {
 export {
   AwaitingExecution,
   DanglingCall,
+  NotAConversation,
   OrphanApprovalResponse,
   OrphanResult,
   ReusedCallId,

@@ -48,7 +48,7 @@ describe("toolGroups on hand-written conversations", () => {
     ]
     const { diagnostics, groups } = toolGroups(messages, formats.canonical)
     assert.deepStrictEqual(
-      diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : "", d.index]),
+      diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : "", "index" in d ? d.index : -1]),
       [["ReusedCallId", "x", 3], ["OrphanResult", "ghost", 0], ["DanglingCall", "y", 1], ["DanglingCall", "x", 3]]
     )
     assert.deepStrictEqual(groups, [[0], [1, 2], [3]])

@@ -3,7 +3,10 @@
  *
  * @since 0.1.0
  */
+import type { FormatInput, MessageFormat } from "@ctxkit/core"
 import type { ContextStrategy } from "./ContextStrategy.ts"
+import type { CountTokens, FitOptions } from "./FitOptions.ts"
+import type { FitResult } from "./FitResult.ts"
 import { manualFit, summarizeFit, truncateFit, vectorRecallFit } from "./internal/strategies.ts"
 
 /**
@@ -48,15 +51,54 @@ import { manualFit, summarizeFit, truncateFit, vectorRecallFit } from "./interna
  * @since 0.1.0
  */
 export const strategies: {
-  readonly manual: ContextStrategy & { readonly id: "manual" }
-  readonly summarize: ContextStrategy & { readonly id: "summarize" }
-  readonly truncate: ContextStrategy & { readonly id: "truncate" }
-  readonly "vector-recall": ContextStrategy & { readonly id: "vector-recall" }
+  readonly manual: ContextStrategy & { readonly id: "manual"; readonly fit: BuiltinFit }
+  readonly summarize: ContextStrategy & { readonly id: "summarize"; readonly fit: BuiltinFit }
+  readonly truncate: ContextStrategy & { readonly id: "truncate"; readonly fit: BuiltinFit }
+  readonly "vector-recall": ContextStrategy & { readonly id: "vector-recall"; readonly fit: BuiltinFit }
 } = {
   manual: Object.freeze({ id: "manual", fit: manualFit }),
   summarize: Object.freeze({ id: "summarize", fit: summarizeFit }),
   truncate: Object.freeze({ id: "truncate", fit: truncateFit }),
   "vector-recall": Object.freeze({ id: "vector-recall", fit: vectorRecallFit })
+}
+
+/**
+ * A built-in strategy's `fit`: a {@link ContextStrategy}'s, and with a `format` given it gives back the caller's own
+ * message type (LangChain `BaseMessage`s with `formats.langchain`, AI SDK `ModelMessage`s with `formats.aiSdk`),
+ * as `shiftContext` does.
+ *
+ * @example
+ * ```ts
+ * import { approximateCounter } from "@ctxkit/budget"
+ * import { formats } from "@ctxkit/core"
+ * import { strategies } from "@ctxkit/fit"
+ * import type { BuiltinFit } from "@ctxkit/fit/Strategies"
+ *
+ * interface ChatMessage { role: "system" | "user" | "assistant"; content: string }
+ * const fit: BuiltinFit = strategies.truncate.fit
+ * const mine: Array<ChatMessage> = [{ role: "user", content: "hi" }]
+ * const kept: ReadonlyArray<ChatMessage> = fit(mine, approximateCounter, 100, { format: formats.openaiChat }).kept
+ * ```
+ *
+ * @category strategies
+ * @since 0.1.0
+ * @inline
+ */
+export interface BuiltinFit {
+  // A plugin's own `fit` passes its `FitOptions<M>` through: that signature comes first, so that the callbacks
+  // it adds (`removalPriority`) are typed from it.
+  <M>(
+    messages: ReadonlyArray<M>,
+    countTokens: CountTokens,
+    budget: number,
+    options?: FitOptions<M> | undefined
+  ): FitResult<M>
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    countTokens: CountTokens,
+    budget: number,
+    options: FitOptions<F> & { readonly format: MessageFormat<F> }
+  ): FitResult<M>
 }
 
 /**

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { BudgetDiagnostic, CostCache, Counter } from "@ctxkit/budget"
-import type { MessageFormat } from "@ctxkit/core"
+import type { FormatInput, MessageFormat } from "@ctxkit/core"
 import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import { type ContextGoverned, MAX_EVENT_CALL_IDS } from "./ContextGoverned.ts"
@@ -289,6 +289,9 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
  * stay) and every other message is the same object. `shadow` returns the history itself. Linear in the
  * history. Data-first or data-last.
  *
+ * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
+ * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
+ *
  * @example
  * ```ts
  * import { govern } from "@ctxkit/governor"
@@ -315,8 +318,17 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
  * @since 0.1.0
  */
 export const govern: {
+  <F>(
+    options: Omit<GovernOptions<F>, "analysis"> & { readonly format: MessageFormat<F>; readonly analysis?: undefined }
+  ): <M extends FormatInput<F>>(history: ReadonlyArray<M>) => GovernResult<M>
   <M>(options?: GovernOptions<M>): (history: ReadonlyArray<M>) => GovernResult<M>
-  <M>(history: ReadonlyArray<M>, options?: GovernOptions<M>): GovernResult<M>
+  <M extends FormatInput<F>, F>(
+    history: ReadonlyArray<M>,
+    options:
+      & Omit<GovernOptions<F>, "analysis">
+      & { readonly format: MessageFormat<F>; readonly analysis?: GovernorAnalysis<NoInfer<M>> | undefined }
+  ): GovernResult<M>
+  <M>(history: ReadonlyArray<M>, options?: GovernOptions<NoInfer<M>> | GovernOptions<unknown>): GovernResult<M>
 } = dual(
   (args: IArguments) => args.length >= 2 || Array.isArray(args[0]),
   <M>(history: ReadonlyArray<M>, options?: GovernOptions<M>): GovernResult<M> => run(history, options)

@@ -23,6 +23,7 @@ import {
 import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import {
+  type ApprovalInfo,
   type AttachmentInfo,
   type Link,
   makeFormat,
@@ -367,6 +368,26 @@ const roleOf = (item: unknown): Role => {
 
 const approvalKey = (id: string): Link => ({ kind: "ref", key: `approval:${id}` })
 
+/**
+ * The approval an `mcp_approval_request` or `mcp_approval_response` carries. The request is its own call (the
+ * `mcp_call` that runs it comes later and names the request), so the request's id is both the approval id and
+ * the call id it reports: nothing waits on a separate call.
+ */
+const approvalsOf = (item: unknown): ReadonlyArray<ApprovalInfo> => {
+  switch (kindOf(item)) {
+    case "approval_request": {
+      const id = str(item, "id")
+      return id === undefined ? empty : [{ kind: "request", approvalId: id, callId: id }]
+    }
+    case "approval_response": {
+      const id = str(item, "approval_request_id")
+      return id === undefined ? empty : [{ kind: "response", approvalId: id, approved: flag(item, "approve") }]
+    }
+    default:
+      return empty
+  }
+}
+
 /** Output item types that answer a call of the issuer's type, for `makeToolResults`. */
 const answer = (
   issuerType: string | undefined,
@@ -488,7 +509,9 @@ const validateItem = (item: unknown, path: string): ReadonlyArray<ConversationIs
  * The Responses API input-item format. Calls link to outputs by `call_id` (`function_call` ↔
  * `function_call_output`, and likewise for custom, computer, local shell, shell and apply-patch calls);
  * an `mcp_call` is a call and its result at once; `mcp_approval_request` ↔ `mcp_approval_response` (and
- * the `mcp_call` that names the request) share the ref `approval:<request id>`; a `reasoning` item
+ * the `mcp_call` that names the request) share the ref `approval:<request id>` and are approvals, as in the AI
+ * SDK: a response whose request is gone is an orphan (`toolGroups` reports it, `repairPairs` drops it), and the
+ * request stands for its own call, so a pending or approved request is never dangling; a `reasoning` item
  * travels with the item after it. `system` and `developer` messages are system messages (protected);
  * call items are `assistant`, output items and approval responses `tool`. `pinned: true` (a harness-side
  * field, or `meta.pinned`) pins an item. Outputs say nothing of failure except a failed apply-patch or
@@ -561,6 +584,7 @@ export const openaiResponses: MessageFormat<OpenAiResponsesItem> = makeFormat<Op
     const result = kind === "output" ? resultOf(item) : kind === "mcp_call" ? mcpResultOf(item) : undefined
     return result === undefined ? empty : [result]
   },
+  approvals: approvalsOf,
   attachesToNext: (item) => kindOf(item) === "reasoning",
   isPinned: (item) => flag(item, "pinned") || flag(rec(item, "meta"), "pinned"),
   source: (item) => sourceOf(item, rec(item, "meta")),
@@ -640,7 +664,7 @@ export const openaiResponses: MessageFormat<OpenAiResponsesItem> = makeFormat<Op
     if (kind === "mcp_call" && str(item, "id") === callId) return withOutput(item, text)
     return item
   },
-  withoutToolParts: (item, callIds) => {
+  withoutToolParts: (item, callIds, approvalIds) => {
     switch (kindOf(item)) {
       case "call":
         return callIds.has(str(item, "call_id") ?? "") ? undefined : item
@@ -648,6 +672,10 @@ export const openaiResponses: MessageFormat<OpenAiResponsesItem> = makeFormat<Op
         return callIds.has(outputCallId(item) ?? "") ? undefined : item
       case "mcp_call":
         return callIds.has(str(item, "id") ?? "") ? undefined : item
+      case "approval_request":
+        return approvalIds?.has(str(item, "id") ?? "") === true ? undefined : item
+      case "approval_response":
+        return approvalIds?.has(str(item, "approval_request_id") ?? "") === true ? undefined : item
       default:
         return item
     }

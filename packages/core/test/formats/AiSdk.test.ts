@@ -209,10 +209,13 @@ describe("formats.aiSdk", () => {
     const { diagnostics, groups } = toolGroups([at(8), at(9)], fmt)
     assert.deepStrictEqual(groups, [[0, 1]])
     // The denied rollback has its approval response: the AI SDK answers it itself, so it is not dangling.
-    assert.deepStrictEqual(diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : d.approvalId]), [
-      ["DanglingCall", "tc_logs"],
-      ["AwaitingExecution", "tc_rollback"]
-    ])
+    assert.deepStrictEqual(
+      diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : "approvalId" in d ? d.approvalId : ""]),
+      [
+        ["DanglingCall", "tc_logs"],
+        ["AwaitingExecution", "tc_rollback"]
+      ]
+    )
     assert.deepStrictEqual(toolGroups([at(10)], fmt).diagnostics.map((d) => [d._tag, "callId" in d ? d.callId : ""]), [
       ["OrphanResult", "tc_logs"],
       ["OrphanResult", "tc_rollback"]

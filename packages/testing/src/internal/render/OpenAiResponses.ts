@@ -4,15 +4,17 @@
  * @internal
  */
 import type { OpenAiResponsesItem } from "@ctxkit/core"
-import type { Rendered, Scenario } from "../../Scenario.ts"
+import type { Rendered, Scenario, ScenarioCall } from "../../Scenario.ts"
 
 /**
  * The scenario as Responses input items: system and user turns are messages (`pinned: true` when pinned;
  * memory and lorebook blocks, which the API cannot tell apart, are plain system messages); an assistant
  * turn is a `reasoning` item (key `next`), an assistant message (when it has text or nothing else), and
- * per call an `mcp_approval_request` (when the call asks for approval, key `approval:<id>`) then a
- * `function_call` (key `call:<id>`); a results turn is one `function_call_output` per result; an approval
- * turn is an `mcp_approval_response`.
+ * per call a `function_call` (key `call:<id>`) — or, when the call asks for approval, the MCP flow: an
+ * `mcp_approval_request` (keys `approval:<id>` and `call:<id>`), answered by an approval turn's
+ * `mcp_approval_response` (an orphan one when no request was made), and run as an `mcp_call` that names the
+ * request (`approval_request_id`) and carries the result (`output`, or `error` when it failed or was denied, so
+ * that every result of the scenario is in the conversation). Other results are `function_call_output` items.
  *
  * @example
  * ```ts
@@ -28,6 +30,8 @@ import type { Rendered, Scenario } from "../../Scenario.ts"
 export const render = (scenario: Scenario): Rendered<OpenAiResponsesItem> => {
   const messages: Array<OpenAiResponsesItem> = []
   const keys: Array<ReadonlyArray<string>> = []
+  // Calls that asked for approval, by call id: their results are `mcp_call`s.
+  const approvalCalls = new Map<string, ScenarioCall & { readonly approvalId: string }>()
   const push = (item: OpenAiResponsesItem, itemKeys: ReadonlyArray<string>): void => {
     messages.push(item)
     keys.push(itemKeys)
@@ -60,13 +64,15 @@ export const render = (scenario: Scenario): Rendered<OpenAiResponsesItem> => {
         }
         for (const call of turn.calls) {
           if (call.approvalId !== undefined) {
+            approvalCalls.set(call.id, { ...call, approvalId: call.approvalId })
             push({
               type: "mcp_approval_request",
               id: call.approvalId,
               server_label: "scenario",
               name: call.name,
               arguments: call.arguments
-            }, [`approval:${call.approvalId}`])
+            }, [`approval:${call.approvalId}`, `call:${call.id}`])
+            continue
           }
           push({ type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments }, [
             `call:${call.id}`
@@ -75,7 +81,22 @@ export const render = (scenario: Scenario): Rendered<OpenAiResponsesItem> => {
         return
       case "results":
         for (const result of turn.results) {
-          push({ type: "function_call_output", call_id: result.callId, output: result.text }, [`call:${result.callId}`])
+          const call = approvalCalls.get(result.callId)
+          if (call === undefined) {
+            push({ type: "function_call_output", call_id: result.callId, output: result.text }, [
+              `call:${result.callId}`
+            ])
+            continue
+          }
+          push({
+            type: "mcp_call",
+            id: call.id,
+            server_label: "scenario",
+            name: call.name,
+            arguments: call.arguments,
+            approval_request_id: call.approvalId,
+            ...(result.isError ? { error: result.text } : { output: result.text })
+          }, [`call:${call.id}`, `approval:${call.approvalId}`])
         }
         return
       case "approval":
