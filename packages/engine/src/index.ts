@@ -5,4 +5,18 @@
  *
  * @since 0.1.0
  */
+export { ContextBudgetExceeded, TokenBudgetExceeded } from "@ctxkit/core"
+export {
+  ContextEngine,
+  type EngineOptions,
+  type ObserveInput,
+  type ObserveResult,
+  type PrepareInput,
+  type PrepareResult
+} from "./ContextEngine.ts"
+export { ContextEvents, type EngineEvent } from "./ContextEvents.ts"
+export { InvalidAppend, InvalidEngineOptions, SessionStoreError, TokenCounterFailed, UnknownSession } from "./Errors.ts"
+export { enginePresets, type EngineSettings } from "./Presets.ts"
+export { SessionStore } from "./SessionStore.ts"
+export { TokenCounter } from "./TokenCounter.ts"
 export { type WindowAnswer, WindowSource } from "./WindowSource.ts"

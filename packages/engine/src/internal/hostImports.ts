@@ -1,0 +1,8 @@
+/**
+ * The plugin host names the engine uses, in one place: the host is moving from `@ctxkit/fit` into this package,
+ * and when it lands only this file changes.
+ */
+export { ContextStrategies } from "@ctxkit/fit"
+export { finalizeAudit, fitPrompt, PromptContextAudit } from "@ctxkit/fit"
+export type { PreparedPrompt } from "@ctxkit/fit"
+export { normalizeProviderError, type ProviderErrorCode } from "@ctxkit/fit/PromptContextAudit"
