@@ -55,7 +55,8 @@ const partsOf = (
   const texts: Array<string> = []
   if (!isRecord(error)) return { status: undefined, body: parsed(error), texts }
   // effect/ai's AiError: the reason is its `cause`, with the HTTP context when the provider had one.
-  const reason = isRecord(error["cause"]) && typeof error["cause"]["_tag"] === "string" ? error["cause"] : undefined
+  const candidate = isRecord(error["reason"]) ? error["reason"] : error["cause"]
+  const reason = isRecord(candidate) && typeof candidate["_tag"] === "string" ? candidate : undefined
   if (reason !== undefined) {
     const http = isRecord(reason["http"]) ? reason["http"] : {}
     const response = isRecord(http["response"]) ? http["response"] : {}
