@@ -1,5 +1,5 @@
 import { Summarizer } from "@ctxkit/compaction"
-import { formats, type Message } from "@ctxkit/core"
+import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { assert, describe, it } from "@effect/vitest"
 import { AiError } from "effect/ai"
 import * as Effect from "effect/Effect"
@@ -66,7 +66,8 @@ describe("bad input", () => {
 
   it("messages in another format are refused with InvalidAppend, and nothing is stored", async () => {
     const out = await withEngine(
-      { format: formats.anthropic, window: 4096 },
+      // The caller's messages are OpenAI-style, the engine reads Anthropic's.
+      { format: formats.anthropic as unknown as MessageFormat<Message>, window: 4096 },
       Effect.gen(function*() {
         const exit = yield* Effect.exit(prepare("s", [{ role: "tool", toolCallId: "c1", content: "x" }]))
         const store = yield* SessionStore
