@@ -49,6 +49,7 @@ import {
   TokenBudgetExceeded,
   type UnknownStrategy
 } from "@ctxkit/core"
+import { ContextStrategyRegistry, strategies as builtinStrategies } from "@ctxkit/fit"
 import { govern, type GovernorAnalysis } from "@ctxkit/governor"
 import { acceptQuotes, buildInvariants, withInvariants } from "@ctxkit/invariants"
 import {
@@ -76,7 +77,14 @@ import {
   TokenCounterFailed,
   UnknownSession
 } from "./Errors.ts"
-import { ContextStrategies, finalizeAudit, fitPrompt, type PromptContextAudit } from "./internal/hostImports.ts"
+import {
+  ContextStrategies,
+  finalizeAudit,
+  fitPrompt,
+  type PromptContextAudit,
+  startAudit,
+  type StrategyRun
+} from "./internal/hostImports.ts"
 import { enginePresets, type EngineSettings } from "./Presets.ts"
 import { readProviderError } from "./ProviderError.ts"
 import {
@@ -835,19 +843,63 @@ const make = (options: EngineOptions<unknown>) =>
         const fitBudget = Math.floor(inputBudget / scale)
         const registry = strategies === undefined ? undefined : yield* strategies.registry
         const startedAt = yield* Clock.clockWith((clock) => clock.currentTimeMillis)
-        const prepared = yield* fitPrompt(request, {
-          countTokens: counter,
-          contextLimit: fitBudget + replyReserve,
-          reservedForReply: replyReserve,
-          strategy: settings.strategy,
-          ...(registry === undefined ? {} : { registry }),
-          format,
-          cache,
-          generationId: `${session}#${turn}`,
-          provider,
-          model,
-          startedAt
-        })
+        const generationId = `${session}#${turn}`
+        // The common steady state: the whole request fits. `truncate` and `summarize` then keep every message and
+        // insert nothing (they stop as soon as it fits), so the strategy guard and the interceptor pass — linear
+        // in the history with a large constant — are skipped; the audit is made from the same result.
+        const wanted = settings.strategy
+        const builtin = (wanted === "truncate" || wanted === "summarize") &&
+          (registry === undefined ||
+            ContextStrategyRegistry.lookup(registry, wanted) === builtinStrategies[wanted])
+        const requestTokens = builtin ? conversationCost(request, { counter, format, cache }).total : Infinity
+        const fitOptions = { format, cache }
+        const prepared = requestTokens <= fitBudget
+          ? (() => {
+            const result = {
+              kept: request,
+              excluded: [],
+              truncated: [],
+              inserted: [],
+              tokens: requestTokens,
+              budget: fitBudget,
+              fits: true,
+              diagnostics: []
+            }
+            const run: StrategyRun<unknown> = {
+              result,
+              requested: wanted,
+              ran: wanted,
+              fallback: false,
+              refitted: false,
+              dropped: [],
+              diagnostics: []
+            }
+            const audit = startAudit({
+              generationId,
+              provider,
+              model,
+              contextLimit: fitBudget + replyReserve,
+              reservedForReply: replyReserve,
+              messages: request,
+              strategy: run,
+              countTokens: counter,
+              options: fitOptions,
+              startedAt
+            })
+            return { messages: request, fits: true, tokens: requestTokens, budget: fitBudget, audit }
+          })()
+          : yield* fitPrompt(request, {
+            countTokens: counter,
+            contextLimit: fitBudget + replyReserve,
+            reservedForReply: replyReserve,
+            strategy: wanted,
+            ...(registry === undefined ? {} : { registry }),
+            ...fitOptions,
+            generationId,
+            provider,
+            model,
+            startedAt
+          })
         yield* emit({
           type: "context_fitted",
           data: {

@@ -3,6 +3,6 @@
  * and when it lands only this file changes.
  */
 export { ContextStrategies } from "@ctxkit/fit"
-export { finalizeAudit, fitPrompt, PromptContextAudit } from "@ctxkit/fit"
-export type { PreparedPrompt } from "@ctxkit/fit"
+export { finalizeAudit, fitPrompt, PromptContextAudit, startAudit } from "@ctxkit/fit"
+export type { PreparedPrompt, StrategyRun } from "@ctxkit/fit"
 export { normalizeProviderError, type ProviderErrorCode } from "@ctxkit/fit/PromptContextAudit"
