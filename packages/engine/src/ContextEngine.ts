@@ -85,6 +85,7 @@ import {
   startAudit,
   type StrategyRun
 } from "./internal/hostImports.ts"
+import { wholeRequestAudit } from "./internal/wholeRequestAudit.ts"
 import { enginePresets, type EngineSettings } from "./Presets.ts"
 import { readProviderError } from "./ProviderError.ts"
 import {
@@ -341,6 +342,8 @@ interface Runtime {
   readonly texts: Map<string, number>
   /** Counts of instructions texts. */
   readonly fixed: Map<string, number>
+  /** Per-message audit flags (pinned, protected, summary, linked, user), by identity. */
+  readonly flags: WeakMap<object, number>
   readonly counter: BudgetTokenCounter
   readonly governor?: { readonly analysis: GovernorAnalysis<unknown>; readonly messages: ReadonlyArray<unknown> }
 }
@@ -436,6 +439,7 @@ const make = (options: EngineOptions<unknown>) =>
         chars: new WeakMap(),
         texts,
         fixed: new Map(),
+        flags: new WeakMap(),
         counter
       }
       runtimes.set(session, fresh)
@@ -874,7 +878,21 @@ const make = (options: EngineOptions<unknown>) =>
               dropped: [],
               diagnostics: []
             }
-            const audit = startAudit({
+            const audit = wholeRequestAudit({
+              messages: request,
+              format,
+              counter,
+              cache,
+              flags: runtime.flags,
+              generationId,
+              provider,
+              model,
+              strategy: wanted,
+              contextLimit: fitBudget + replyReserve,
+              reservedForReply: replyReserve,
+              budget: fitBudget,
+              startedAt
+            }) ?? startAudit({
               generationId,
               provider,
               model,
