@@ -614,11 +614,20 @@ const make = (options: EngineOptions<unknown>) =>
             { maxChars: settings.invariants.maxChars, maintainer: settings.invariants.maintainer }
           ).text
         const blockTokens = (block: string | undefined) => block === undefined ? 0 : counter.count(block) + 4
-        const used = () =>
-          applyCalibration(
-            conversationCost(history, { counter, format, cache }).total + fixed + blockTokens(invariantsBlock()),
-            meta0.calibration
-          )
+        // Measures of the current history, remembered until it changes (each is a pass over the history).
+        let measured: { readonly of: ReadonlyArray<unknown>; readonly tokens: number } | undefined
+        let sized: { readonly of: ReadonlyArray<unknown>; readonly chars: number } | undefined
+        const historyTokens = () => {
+          if (measured?.of !== history) {
+            measured = { of: history, tokens: conversationCost(history, { counter, format, cache }).total }
+          }
+          return measured.tokens
+        }
+        const historyChars = () => {
+          if (sized?.of !== history) sized = { of: history, chars: transcriptSize(runtime, history) }
+          return sized.chars
+        }
+        const used = () => applyCalibration(historyTokens() + fixed + blockTokens(invariantsBlock()), meta0.calibration)
         const replace = (next: ReadonlyArray<unknown>) => {
           // Same length, same positions: find the first message that changed.
           let first = 0
@@ -745,7 +754,7 @@ const make = (options: EngineOptions<unknown>) =>
             edited = "compaction"
             detector = OverflowDetector.reset(detector, "compaction")
             ledger = clearUsageLedger(ledger, "compaction")
-            if (reason === "auto") charsAfterLastAutoCompaction = instructionsChars + transcriptSize(runtime, history)
+            if (reason === "auto") charsAfterLastAutoCompaction = instructionsChars + historyChars()
             return { _tag: "Compacted" } as const
           })
 
@@ -753,7 +762,7 @@ const make = (options: EngineOptions<unknown>) =>
         if (settings.compaction.auto) {
           const dueByTokens = used() >= settings.compaction.compactAt * available
           const dueByChars = settings.hardLimit !== false && charRuleFires({
-            conversationChars: instructionsChars + transcriptSize(runtime, history),
+            conversationChars: instructionsChars + historyChars(),
             charsAfterLastAutoCompaction,
             maxContextChars: settings.hardLimit.maxContextChars,
             threshold: settings.compaction.compactAt
@@ -768,8 +777,8 @@ const make = (options: EngineOptions<unknown>) =>
           const target = hardLimitTarget(limit, instructionsChars)
           const reduce = (reason: string) =>
             Effect.gen(function*() {
-              if (transcriptSize(runtime, history) <= target) return
-              const before = transcriptSize(runtime, history)
+              if (historyChars() <= target) return
+              const before = historyChars()
               const reduction = reduceToBudget(history, target, { format })
               if (reduction.truncated === 0) return
               replace(reduction.messages)
@@ -779,11 +788,11 @@ const make = (options: EngineOptions<unknown>) =>
                 data: {
                   messages: reduction.truncated,
                   reason,
-                  tokensSaved: Math.max(0, Math.floor((before - transcriptSize(runtime, history)) / 4))
+                  tokensSaved: Math.max(0, Math.floor((before - historyChars()) / 4))
                 }
               })
             })
-          const over = () => instructionsChars + transcriptSize(runtime, history) > limit
+          const over = () => instructionsChars + historyChars() > limit
           yield* reduce("hard-limit")
           if (over()) {
             let outcome: LastChanceOutcome
@@ -801,7 +810,7 @@ const make = (options: EngineOptions<unknown>) =>
             }
             if (over()) {
               failure = budgetExceeded({
-                conversationChars: instructionsChars + transcriptSize(runtime, history),
+                conversationChars: instructionsChars + historyChars(),
                 limit,
                 outcome
               })
@@ -855,7 +864,11 @@ const make = (options: EngineOptions<unknown>) =>
         const builtin = (wanted === "truncate" || wanted === "summarize") &&
           (registry === undefined ||
             ContextStrategyRegistry.lookup(registry, wanted) === builtinStrategies[wanted])
-        const requestTokens = builtin ? conversationCost(request, { counter, format, cache }).total : Infinity
+        const requestTokens = !builtin
+          ? Infinity
+          : request === history
+          ? historyTokens()
+          : conversationCost(request, { counter, format, cache }).total
         const fitOptions = { format, cache }
         const prepared = requestTokens <= fitBudget
           ? (() => {
@@ -933,7 +946,11 @@ const make = (options: EngineOptions<unknown>) =>
         const sent = sendsBlock ? withInvariants(prepared.messages, block, { format }) : prepared.messages
 
         // 9. The final recount, independent of the fitting's running total.
-        const recount = conversationCost(sent, { counter, format, cache }).total + fixed
+        // The fast path summed the very messages sent (cached per message); otherwise they are summed again here,
+        // apart from the fitting's running total.
+        const recount = (prepared.messages === request && requestTokens <= fitBudget
+          ? requestTokens + (sendsBlock ? blockTokens(block) : 0)
+          : conversationCost(sent, { counter, format, cache }).total) + fixed
         if (failure === undefined && (!prepared.fits || recount > available)) {
           failure = new TokenBudgetExceeded({
             contextLimit: window ?? total,
