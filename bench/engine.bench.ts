@@ -73,19 +73,22 @@ export const run = (h: Harness): void => {
       throw new Error("the benchmark session must fit its window without clearing or compaction")
     }
     let turn = 0
+    const appendTurn = () =>
+      Effect.runSync(
+        engine.prepare<Message>({
+          session: "s",
+          append: [{ role: "user", content: `Turn ${turn++}: run the failing test again and report the line.` }]
+        })
+      ).tokens
+    // The steady state: the JIT has compiled the per-turn path and the first prepare's garbage is collected.
+    for (let i = 0; i < 30; i++) appendTurn()
     const [incremental] = h.compare({
       title: `${name} @ ${SIZE}: prepare after appending a turn (${label})`,
       size: SIZE,
       baseline: `append+prepare(${label})`,
       cases: [{
         name: `append+prepare(${label})`,
-        fn: () =>
-          Effect.runSync(
-            engine.prepare<Message>({
-              session: "s",
-              append: [{ role: "user", content: `Turn ${turn++}: run the failing test again and report the line.` }]
-            })
-          ).tokens
+        fn: appendTurn
       }]
     })
     const few = new Harness(name, { ...h.options, samples: 3, warmupMs: 0 })

@@ -615,13 +615,13 @@ const make = (options: EngineOptions<unknown>) =>
           ).text
         const blockTokens = (block: string | undefined) => block === undefined ? 0 : counter.count(block) + 4
         // Measures of the current history, remembered until it changes (each is a pass over the history).
-        let measured: { readonly of: ReadonlyArray<unknown>; readonly tokens: number } | undefined
+        let measured: { readonly of: ReadonlyArray<unknown>; readonly cost: ConversationCost } | undefined
         let sized: { readonly of: ReadonlyArray<unknown>; readonly chars: number } | undefined
         const historyTokens = () => {
           if (measured?.of !== history) {
-            measured = { of: history, tokens: conversationCost(history, { counter, format, cache }).total }
+            measured = { of: history, cost: conversationCost(history, { counter, format, cache }) }
           }
-          return measured.tokens
+          return measured.cost.total
         }
         const historyChars = () => {
           if (sized?.of !== history) sized = { of: history, chars: transcriptSize(runtime, history) }
@@ -893,6 +893,7 @@ const make = (options: EngineOptions<unknown>) =>
             }
             const audit = wholeRequestAudit({
               messages: request,
+              ...(request === history && measured?.of === history ? { cost: measured.cost } : {}),
               format,
               counter,
               cache,

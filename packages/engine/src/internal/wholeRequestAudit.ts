@@ -4,7 +4,7 @@
  * the cached costs and the per-message flags, touching in detail only the at most 500 blocks it keeps. Used by
  * the engine's steady state, where a long session fits its window and nothing is excluded.
  */
-import type { CostCache, TokenCounter } from "@ctxkit/budget"
+import type { ConversationCost, CostCache, TokenCounter } from "@ctxkit/budget"
 import { conversationCost } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import { PromptContextAudit } from "./hostImports.ts"
@@ -18,6 +18,8 @@ const USER = 16
 
 export interface WholeRequestInput<M> {
   readonly messages: ReadonlyArray<M>
+  /** The costs of `messages`, when already computed with the same counter, format and cache. */
+  readonly cost?: ConversationCost | undefined
   readonly format: MessageFormat<M>
   readonly counter: TokenCounter
   readonly cache: CostCache
@@ -71,7 +73,7 @@ export const wholeRequestAudit = <M>(input: WholeRequestInput<M>): PromptContext
     if ((reason === "pinned" || reason === "protected") && ((flags[i] as number) & LINKED) !== 0) return undefined
     if (reason !== "fits") important.push(i)
   }
-  const cost = conversationCost(messages, { counter: input.counter, format, cache: input.cache })
+  const cost = input.cost ?? conversationCost(messages, { counter: input.counter, format, cache: input.cache })
   // At most 500 blocks: protected, pinned and summary blocks first, then the most recent; real order kept.
   let chosen: Array<number>
   if (n <= MAX_BLOCKS) chosen = Array.from({ length: n }, (_, i) => i)
