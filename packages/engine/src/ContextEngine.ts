@@ -11,6 +11,7 @@ import {
   calibrate,
   charRuleFires,
   clearUsageLedger,
+  type ConversationCost,
   conversationCost,
   type CostCache,
   DEFAULT_MAX_CONTEXT_CHARS,
