@@ -112,8 +112,7 @@ describe.skipIf(corpusAbsent)("engine on the corpus", () => {
       expect(violations.slice(0, 10)).toEqual([])
       expect(row.requests).toBeGreaterThan(0)
       // Every preset that rewrites the history did something on real sessions squeezed to a quarter.
-      if (preset !== "neotavern") expect(row.compactions + row.clears + row.caps).toBeGreaterThan(0)
-      else expect(row.fits).toBeGreaterThan(0)
+      expect(preset === "neotavern" ? row.fits : row.compactions + row.clears + row.caps).toBeGreaterThan(0)
       const saved = row.historyTokens - row.sentTokens
       // The table of the note, one line per preset.
       console.log(

@@ -142,15 +142,15 @@ const recommended: EngineSettings = {
 
 /**
  * The engine's presets:
- * - `alisio` — the compaction seed's defaults: results over 48,000 JSON characters cut to 40,000 at ingest,
+ * - `alisio` — Alisio's compaction defaults: results over 48,000 JSON characters cut to 40,000 at ingest,
  *   compaction at 85% keeping 2 turns, partial summaries kept, the 800,000-character hard limit with tail
  *   reduction and the last chance; no clearing, no governor, no invariants.
- * - `tutorial` — the three-step local-harness policy: each result capped to 20% of `available` (at most
+ * - `tutorial` — the three-step local-harness policy of `@ctxkit/compaction` (`defaultContextPolicy`): each result capped to 20% of `available` (at most
  *   25,000 tokens), old results cleared at 60% keeping the last 6, compaction at 85%, cut summaries rejected,
  *   a 4,096-token window assumed when none is known.
- * - `neotavern` — the fitting seed's defaults: nothing rewritten, the conversation fitted with `truncate` and
+ * - `neotavern` — NeoTavern's fitting defaults: nothing rewritten, the conversation fitted with `truncate` and
  *   audited; no automatic compaction.
- * - `recommended` — what we would run: the tutorial's cap and clearing, the governor `on`, compaction at 85%
+ * - `recommended` — what we would run: the `tutorial` cap and clearing, the governor `on`, compaction at 85%
  *   keeping partial summaries, the hard limit with the last chance, and the invariants block after compaction.
  *
  * @example
