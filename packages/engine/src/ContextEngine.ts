@@ -347,6 +347,11 @@ interface Runtime {
   readonly flags: WeakMap<object, number>
   readonly counter: BudgetTokenCounter
   readonly governor?: { readonly analysis: GovernorAnalysis<unknown>; readonly messages: ReadonlyArray<unknown> }
+  /**
+   * The last clearing found nothing to clear and nothing was rewritten since: until a tool result arrives, none
+   * can become clearable, so the pass over every result is skipped.
+   */
+  readonly clearIdle?: boolean | undefined
 }
 
 const jsonChars = (runtime: Runtime, message: unknown): number => {
@@ -665,7 +670,9 @@ const make = (options: EngineOptions<unknown>) =>
         // every trigger below measures the full history.
 
         // 3. Clear old tool results past `clearAt`.
-        if (settings.clearing !== false) {
+        const appendsResults = append.some((m) => format.toolResults(m).length > 0)
+        let clearIdle = runtime.clearIdle === true && !appendsResults
+        if (settings.clearing !== false && !clearIdle) {
           const decision = decideContextAction({ used: used(), available }, {
             maxToolResultTokens: settings.cap !== false && settings.cap.by === "tokens"
               ? settings.cap.maxToolResultTokens
@@ -682,6 +689,7 @@ const make = (options: EngineOptions<unknown>) =>
               format,
               counter
             })
+            clearIdle = cleared.count === 0
             if (cleared.count > 0) {
               replace(cleared.messages)
               edited = "clearing"
@@ -1000,7 +1008,12 @@ const make = (options: EngineOptions<unknown>) =>
         }
         const next = yield* store.apply(session, patch)
         const governor = runtimeGovernor.get(session)
-        runtimes.set(session, { ...runtime, revision: next.revision, ...(governor === undefined ? {} : { governor }) })
+        runtimes.set(session, {
+          ...runtime,
+          revision: next.revision,
+          clearIdle: clearIdle && edited === undefined,
+          ...(governor === undefined ? {} : { governor })
+        })
         runtimeGovernor.delete(session)
         if (failure !== undefined) return yield* failure
         const result: PrepareResult<unknown> = {
