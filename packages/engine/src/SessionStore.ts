@@ -4,7 +4,7 @@
  * bookkeeping between requests (detector, ledger, calibration, learned window, invariant quotes, last audit,
  * last-chance turn).
  *
- * The interface is transactional: `apply` takes one {@link SessionPatch} — everything one `prepare` or `observe`
+ * The interface is transactional: `apply` takes one `SessionPatch` (`@ctxkit/engine/SessionStore`) — everything one `prepare` or `observe`
  * changes — and applies all of it or none of it, against the revision it was prepared from. A SQLite layer maps
  * a patch to one transaction (insert the appended rows, replace the active rows from `active.from`, mark the
  * compacted rows, upsert the bookkeeping), so a killed process leaves the session before or after the call.
@@ -154,7 +154,7 @@ export interface SessionPatch<M = unknown> {
 
 /**
  * The session store as a service. Layers: `SessionStore.layerMemory` (each build starts empty; sessions live as
- * long as the layer). Write your own by implementing the three operations with the rules of {@link SessionPatch}:
+ * long as the layer). Write your own by implementing the three operations with the rules of `SessionPatch` (`@ctxkit/engine/SessionStore`):
  * `apply` must be atomic and must refuse a patch whose `revision` is not the stored one (`SessionConflict`).
  *
  * @example
@@ -219,11 +219,18 @@ const patchProblem = (current: SessionState | undefined, patch: SessionPatch): s
 
 /** The state after `patch` (checked first by `patchProblem`). */
 const applied = (id: string, current: SessionState | undefined, patch: SessionPatch): SessionState => {
-  const transcript: Array<TranscriptEntry> = current === undefined ? [] : current.transcript.slice()
-  for (const message of patch.append ?? []) transcript.push({ message })
-  for (const mark of patch.compacted ?? []) {
-    const entry = transcript[mark.entry] as TranscriptEntry
-    transcript[mark.entry] = { message: entry.message, compactedBy: mark.checkpoint }
+  const appended = patch.append ?? []
+  const marks = patch.compacted ?? []
+  // Untouched parts are shared with the previous state (states are never mutated once made).
+  let transcript: ReadonlyArray<TranscriptEntry> = current?.transcript ?? []
+  if (appended.length > 0 || marks.length > 0) {
+    const next = transcript.slice()
+    for (const message of appended) next.push({ message })
+    for (const mark of marks) {
+      const entry = next[mark.entry] as TranscriptEntry
+      next[mark.entry] = { message: entry.message, compactedBy: mark.checkpoint }
+    }
+    transcript = next
   }
   const active = patch.active === undefined
     ? current?.active ?? []

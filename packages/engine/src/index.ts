@@ -14,9 +14,9 @@ export {
   type PrepareInput,
   type PrepareResult
 } from "./ContextEngine.ts"
-export { ContextEvents, type EngineEvent } from "./ContextEvents.ts"
+export { ContextEvents, type EngineEvent, type EngineStepEvent } from "./ContextEvents.ts"
 export { InvalidAppend, InvalidEngineOptions, SessionStoreError, TokenCounterFailed, UnknownSession } from "./Errors.ts"
 export { enginePresets, type EngineSettings } from "./Presets.ts"
 export { SessionStore } from "./SessionStore.ts"
-export { TokenCounter } from "./TokenCounter.ts"
+export { type EffectfulCounter, TokenCounter } from "./TokenCounter.ts"
 export { type WindowAnswer, WindowSource } from "./WindowSource.ts"
