@@ -161,7 +161,7 @@ const recommended: EngineSettings = {
  * enginePresets.tutorial.assumedWindow // 4096
  * ```
  *
- * @category presets
+ * @category constants
  * @since 0.1.0
  */
 export const enginePresets: {

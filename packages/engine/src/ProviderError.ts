@@ -93,7 +93,7 @@ const stringsOf = (value: unknown, out: Array<string>, depth: number): void => {
  * reading.window // 4096
  * ```
  *
- * @category providers
+ * @category operations
  * @since 0.1.0
  */
 export const readProviderError = (error: unknown): ProviderErrorReading => {
