@@ -7,17 +7,10 @@
  */
 import { approximateCounter } from "@ctxkit/budget"
 import { formats } from "@ctxkit/core"
-import {
-  fitPrompt,
-  type InterceptorRun,
-  type PreparedPrompt,
-  preview,
-  type PromptInterceptor,
-  runInterceptors,
-  runStrategy,
-  startAudit,
-  type StrategyRun
-} from "@ctxkit/engine"
+import { fitPrompt, preview, type PromptInterceptor, runInterceptors, runStrategy, startAudit } from "@ctxkit/engine"
+import type { PreparedPrompt } from "@ctxkit/engine/Preview"
+import type { InterceptorRun } from "@ctxkit/engine/RunInterceptors"
+import type { StrategyRun } from "@ctxkit/engine/RunStrategy"
 import { shiftContext, strategies } from "@ctxkit/fit"
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages"

@@ -5,18 +5,25 @@
  *
  * @since 0.1.0
  */
-export { ContextStrategies } from "./ContextStrategies.ts"
 export {
-  discoverWindow,
-  type DiscoverWindowOptions,
-  DISCOVERY_REQUEST_TIMEOUT,
-  DISCOVERY_TIMEOUT
-} from "./DiscoverWindow.ts"
-export type { HostDiagnostic } from "./HostDiagnostics.ts"
-export { fitPrompt, type PreparedPrompt, preview, type PromptOptions } from "./Preview.ts"
+  ContextEngine,
+  type EngineOptions,
+  type ObserveInput,
+  type ObserveResult,
+  type PrepareInput,
+  type PrepareResult
+} from "./ContextEngine.ts"
+export { ContextEvents, type EngineEvent } from "./ContextEvents.ts"
+export { ContextStrategies } from "./ContextStrategies.ts"
+export { discoverWindow } from "./DiscoverWindow.ts"
+export { InvalidAppend, InvalidEngineOptions, SessionStoreError, TokenCounterFailed, UnknownSession } from "./Errors.ts"
+export { enginePresets } from "./Presets.ts"
+export { fitPrompt, preview } from "./Preview.ts"
 export { AuditBlock, finalizeAudit, PromptContextAudit, startAudit } from "./PromptContextAudit.ts"
-export { type InterceptorRun, type PromptInterceptor, runInterceptors } from "./RunInterceptors.ts"
-export { runStrategy, type StrategyRun } from "./RunStrategy.ts"
+export { type PromptInterceptor, runInterceptors } from "./RunInterceptors.ts"
+export { runStrategy } from "./RunStrategy.ts"
+export { SessionStore } from "./SessionStore.ts"
 export { Summarizer } from "./Summarizer.ts"
-export { type CatalogWindow, catalogWindow, WINDOW_CATALOG_VERSION } from "./WindowCatalog.ts"
+export { TokenCounter } from "./TokenCounter.ts"
+export { catalogWindow } from "./WindowCatalog.ts"
 export { type WindowAnswer, WindowSource } from "./WindowSource.ts"

@@ -8,11 +8,11 @@ import {
   preview,
   PromptContextAudit,
   type PromptInterceptor,
-  type PromptOptions,
   runInterceptors,
   runStrategy,
   startAudit
 } from "@ctxkit/engine"
+import type { PromptOptions } from "@ctxkit/engine/Preview"
 import { ContextStrategyRegistry, type PluginStrategy, strategies } from "@ctxkit/fit"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

