@@ -6,10 +6,9 @@
  * - categories: every `@category` is one of `CATEGORIES` (the set and its mapping are in docs/architecture.md);
  * - wording: no reference a reader of this repository cannot follow (`the seed`, `the tutorial`: say what it is).
  *
- * A failing example or a wording finding always fails the check. Categories are reported only (the set is applied
- * at once with `--apply-categories`); `--strict` makes them fail too.
- * `--apply-categories` rewrites every mapped `@category` in place (then run the check again). `--verbose` lists
- * every finding instead of a count per value.
+ * A failing example, a category outside the set or a wording finding fails the check. `--apply-categories`
+ * rewrites every mapped `@category` in place (then run the check again). `--verbose` lists every finding instead
+ * of a count per value.
  *
  * Run: `npm run check:tsdoc` (Node 24 strips the types of this file).
  */
@@ -19,7 +18,6 @@ import ts from "typescript"
 
 const root = path.resolve(import.meta.dirname, "..")
 const args = new Set(process.argv.slice(2))
-const strict = args.has("--strict")
 const verbose = args.has("--verbose")
 const apply = args.has("--apply-categories")
 
@@ -301,6 +299,5 @@ out.push(`categories: ${categories.length} outside the set (${byValue(categories
 for (const f of wording) out.push(`wording ${f.where}: "${f.value}": say what it is`)
 out.push(`wording: ${wording.length} references a reader of the repository cannot follow`)
 
-if (categories.length > 0 && !strict) out.push("tsdoc: categories are reported only; --strict fails on them")
 process.stdout.write(`${out.join("\n")}\n`)
-process.exitCode = failed.size > 0 || wording.length > 0 || (strict && categories.length > 0) ? 1 : 0
+process.exitCode = failed.size > 0 || wording.length > 0 || categories.length > 0 ? 1 : 0

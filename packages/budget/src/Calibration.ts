@@ -88,7 +88,7 @@ export class Calibration extends Schema.Class<Calibration>("@ctxkit/budget/Calib
  * applyCalibration(1_000, uncalibrated) // 1000
  * ```
  *
- * @category calibration
+ * @category counting
  * @since 0.1.0
  */
 export const uncalibrated: Calibration = new Calibration({ scale: 1, clamped: false })
@@ -198,7 +198,7 @@ const update = (current: Calibration, input: CalibrationInput): CalibrationUpdat
  * calibrate(uncalibrated, { tokens: 63, estimate: 6_204, truncated: false }).reason // "clamped"
  * ```
  *
- * @category calibration
+ * @category counting
  * @since 0.1.0
  */
 export const calibrate: {
@@ -219,7 +219,7 @@ export const calibrate: {
  * applyCalibration(1_000, calibration) // 1100
  * ```
  *
- * @category calibration
+ * @category counting
  * @since 0.1.0
  */
 export const applyCalibration: {

@@ -154,7 +154,7 @@ export interface ContextDecision {
  * fallback.compact // true: 200,000 >= 200,000
  * ```
  *
- * @category triggers
+ * @category counting
  * @since 0.1.0
  */
 export const shouldCompactContext = (input: ContextTriggerInput): ContextDecision => {
@@ -273,7 +273,7 @@ export interface CharRuleDecision {
  * charRuleFires({ conversationChars: 730_000, charsAfterLastAutoCompaction: 650_000 }).compact // true
  * ```
  *
- * @category triggers
+ * @category counting
  * @since 0.1.0
  */
 export const charRuleFires = (input: CharRuleInput): CharRuleDecision => {

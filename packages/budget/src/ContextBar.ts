@@ -46,7 +46,7 @@ export class ContextBar extends Schema.Class<ContextBar>("@ctxkit/budget/Context
  * contextBar({ used: 638, window: undefined }) // { used: 638, basis: "unknown" }
  * ```
  *
- * @category reporting
+ * @category rendering
  * @since 0.1.0
  */
 export const contextBar = (input: { readonly used: number; readonly window?: number | undefined }): ContextBar => {
@@ -76,7 +76,7 @@ const compact = (n: number): string => {
  * formatContextBar(contextBar({ used: 52_300, window: undefined })) // "ctx 52k (window unknown)"
  * ```
  *
- * @category reporting
+ * @category rendering
  * @since 0.1.0
  */
 export const formatContextBar = (bar: ContextBar): string =>

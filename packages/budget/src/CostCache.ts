@@ -33,7 +33,7 @@ import type { CostSnapshot } from "./internal/snapshot.ts"
  * conversationCost([...messages, { role: "assistant", content: "hello" }], { cache }).total // counts only the new one
  * ```
  *
- * @category caching
+ * @category counting
  * @since 0.1.0
  */
 export class CostCache {
@@ -83,7 +83,7 @@ export class CostCache {
  * const cache = makeCostCache()
  * ```
  *
- * @category caching
+ * @category counting
  * @since 0.1.0
  */
 export const makeCostCache = (): CostCache => new CostCache()

@@ -68,7 +68,7 @@ export interface EffectiveBudget {
  * effectiveBudget(5_000_000, 400_000) // { total: 100000, basis: "chars" }: 5M is not trusted
  * ```
  *
- * @category budgets
+ * @category counting
  * @since 0.1.0
  */
 export const effectiveBudget = (window: number | undefined, maxContextChars?: number): EffectiveBudget => {

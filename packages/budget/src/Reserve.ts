@@ -41,7 +41,7 @@ export const RESERVE_FRACTION = 0.25
  * reserve(Number.NaN, 16_000) // 16000: the window is unknown, the 200,000-token char budget applies
  * ```
  *
- * @category budgets
+ * @category counting
  * @since 0.1.0
  */
 export const reserve = (window: number | undefined, maxTokens?: number, maxContextChars?: number): number => {
@@ -64,7 +64,7 @@ export const reserve = (window: number | undefined, maxTokens?: number, maxConte
  * available(32_768, 2_000) // 30768
  * ```
  *
- * @category budgets
+ * @category counting
  * @since 0.1.0
  */
 export const available = (window: number | undefined, maxTokens?: number, maxContextChars?: number): number => {

@@ -81,7 +81,7 @@ export const RUN_TOKEN_BUDGET_MAX = 8_000_000
  * runTokenBudget(2_000_001) // 1000000: not a trusted window
  * ```
  *
- * @category budgets
+ * @category counting
  * @since 0.1.0
  */
 export const runTokenBudget = (window: number | undefined): number => {

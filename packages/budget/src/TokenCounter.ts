@@ -21,7 +21,7 @@ import type { MessageFormat } from "@ctxkit/core"
  * estimateTokens("three small words", words).tokens // 3
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export interface TokenCounter {
@@ -56,7 +56,7 @@ export interface TokenCounter {
  * conversationCost([call], { counter: framed, format: formats.openaiChat }).total // 9: 2 of text + 4 + 3
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export interface MessageCounter extends TokenCounter {
@@ -76,7 +76,7 @@ export interface MessageCounter extends TokenCounter {
  * estimateTokens("two words", byWords).tokens // 2
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export type Counter = TokenCounter | MessageCounter | ((text: string) => number)
@@ -94,7 +94,7 @@ export type Counter = TokenCounter | MessageCounter | ((text: string) => number)
  * approximateCounter.approximate // true
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const approximateCounter: TokenCounter = {
@@ -126,7 +126,7 @@ let wrappedSoFar = 0
  * toCounter(undefined).id // "approximate-chars-v1"
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const toCounter = (counter: Counter | undefined): TokenCounter => {

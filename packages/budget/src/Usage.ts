@@ -250,7 +250,7 @@ const fromRaw = (u: Raw): ReportedUsage | undefined => {
  * readUsage({ prompt_tokens: 3_520, completion_tokens: 90, prompt_tokens_details: { cached_tokens: 3_000 } }).prompt // 3520
  * ```
  *
- * @category usage
+ * @category counting
  * @since 0.1.0
  */
 export const readUsage = (usage: unknown): ReportedUsage => {
@@ -284,7 +284,7 @@ export const readUsage = (usage: unknown): ReportedUsage => {
  * promptTokens(undefined) // 0
  * ```
  *
- * @category usage
+ * @category counting
  * @since 0.1.0
  */
 export const promptTokens = (usage: unknown): number => readUsage(usage).prompt

@@ -68,7 +68,7 @@ export type LedgerClearReason = "compaction" | "clearing" | "model-change"
  * makeUsageLedger().sample // undefined
  * ```
  *
- * @category ledger
+ * @category counting
  * @since 0.1.0
  */
 export const makeUsageLedger = (options?: { readonly model?: string | undefined }): UsageLedger =>
@@ -173,7 +173,7 @@ const record = (ledger: UsageLedger, report: UsageReport): LedgerUpdate => {
  * pipe(next, recordUsage({ usage: { prompt_tokens: 0 }, messagesAtRequest: 29, truncated: false })).reason // "no-usage"
  * ```
  *
- * @category ledger
+ * @category counting
  * @since 0.1.0
  */
 export const recordUsage: {
@@ -209,7 +209,7 @@ const clear = (ledger: UsageLedger, reason: LedgerClearReason): UsageLedger => {
  * cleared.cleared // "compaction"
  * ```
  *
- * @category ledger
+ * @category counting
  * @since 0.1.0
  */
 export const clearUsageLedger: {
@@ -283,7 +283,7 @@ export interface LedgerUsed {
  * used.tokens // 918: 912 reported + 6 estimated for the new message (2 + 4 overhead)
  * ```
  *
- * @category ledger
+ * @category counting
  * @since 0.1.0
  */
 export const ledgerUsed = <M>(ledger: UsageLedger, options: LedgerUsedOptions<M>): LedgerUsed => {

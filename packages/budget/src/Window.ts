@@ -38,7 +38,7 @@ export const WINDOW_TRUST_LIMIT = 2_000_000
  * isTrustedWindow(undefined) // false
  * ```
  *
- * @category windows
+ * @category counting
  * @since 0.1.0
  */
 export const isTrustedWindow = (window: unknown): window is number =>
@@ -101,7 +101,7 @@ export interface ResolvedWindow {
  * resolveWindow({ fallback: undefined }).window // undefined: budgets use the character budget
  * ```
  *
- * @category windows
+ * @category counting
  * @since 0.1.0
  */
 export const resolveWindow = (candidates: WindowCandidates): ResolvedWindow => {

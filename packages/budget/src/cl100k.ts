@@ -22,7 +22,7 @@ const asPlainText = { disallowedSpecial: new Set<string>() }
  * conversationCost([{ role: "user", content: "Hello" }], { counter: cl100kCounter }).approximate // false
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const cl100kCounter: TokenCounter = {

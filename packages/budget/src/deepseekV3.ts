@@ -22,7 +22,7 @@ import type { TokenCounter } from "./TokenCounter.ts"
  * conversationCost([{ role: "user", content: "Hello" }], { counter: deepseekV3Counter }).approximate // false
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const deepseekV3Counter: TokenCounter = lazyCounter("deepseek-v3", () => {

@@ -22,7 +22,7 @@ import type { TokenCounter } from "./TokenCounter.ts"
  * conversationCost([{ role: "user", content: "Hello" }], { counter: llama3Counter }).approximate // false
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const llama3Counter: TokenCounter = lazyCounter("llama3", () => {

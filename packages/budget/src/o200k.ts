@@ -24,7 +24,7 @@ const asPlainText = { disallowedSpecial: new Set<string>() }
  * conversationCost([{ role: "user", content: "Hello" }], { counter: o200kCounter }).approximate // false
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const o200kCounter: TokenCounter = {
@@ -76,7 +76,7 @@ const frameOf = (role: string): number => {
  * conversationCost(messages, { counter: o200kChatCounter, format: formats.openaiChat }).costs // [8, 9, 6]
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const o200kChatCounter: MessageCounter = {

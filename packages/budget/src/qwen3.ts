@@ -22,7 +22,7 @@ import type { TokenCounter } from "./TokenCounter.ts"
  * conversationCost([{ role: "user", content: "Hello" }], { counter: qwen3Counter }).approximate // false
  * ```
  *
- * @category counters
+ * @category counting
  * @since 0.1.0
  */
 export const qwen3Counter: TokenCounter = lazyCounter("qwen3", () => {

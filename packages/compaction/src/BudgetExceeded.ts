@@ -110,7 +110,7 @@ export const DEFAULT_BUDGET_ADVICE =
  * lastChanceSentence({ _tag: "Disabled" }) // "Automatic compaction is disabled (compaction.auto is false)."
  * ```
  *
- * @category formatting
+ * @category rendering
  * @since 0.1.0
  */
 export const lastChanceSentence = (outcome: LastChanceOutcome): string => {
@@ -189,7 +189,7 @@ export const budgetExceeded = (input: BudgetExceededInput): ContextBudgetExceede
  * // "Context budget exceeded (approximately 912000 characters of conversation; limit 800000). Automatic compaction ran but could not reduce it enough. Run /compact."
  * ```
  *
- * @category formatting
+ * @category rendering
  * @since 0.1.0
  */
 export const budgetExceededMessage = (input: BudgetExceededInput): string => budgetExceeded(input).message

@@ -78,7 +78,7 @@ export interface CharCapOptions {
  * result.text.endsWith("\n[tool output truncated]") // true
  * ```
  *
- * @category presets
+ * @category constructors
  * @since 0.1.0
  */
 export const ingestCharCap: CharCapOptions = {
@@ -406,7 +406,7 @@ const counterOption = (options: TokenCapOptions | CharCapOptions): TokenCapOptio
  * capToolResult("short", { available: 3_072 }).text // "short"
  * ```
  *
- * @category capping
+ * @category operations
  * @since 0.1.0
  */
 export const capToolResult = (text: string, options: TokenCapOptions | CharCapOptions): CappedResult => {
@@ -486,7 +486,7 @@ export interface CapToolResultsResult<M> {
  * result.messages[0] === messages[0] // true
  * ```
  *
- * @category capping
+ * @category operations
  * @since 0.1.0
  */
 export const capToolResults: {

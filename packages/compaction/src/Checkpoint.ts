@@ -120,7 +120,7 @@ const decodeReply = Schema.decodeUnknownResult(Reply)
  * parseCheckpoint("Sorry, I cannot do that.").text // "Sorry, I cannot do that."
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const parseCheckpoint = (raw: string, fields: ReadonlyArray<string> = []): ParsedCheckpoint => {
@@ -172,7 +172,7 @@ const section = (title: string, body: string | ReadonlyArray<string>): string =>
  * }).split("\n\n")[1] // "## User instructions/constraints\n- Do not touch package.json"
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const renderCheckpoint = (checkpoint: Checkpoint): string =>

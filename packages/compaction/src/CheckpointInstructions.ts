@@ -58,7 +58,7 @@ const RULES = [
  * system.includes("\"relevantFiles\":string[]},\"memory\": string[]}") // true
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const checkpointInstructions = (options: InstructionsOptions = {}): string => {
@@ -148,7 +148,7 @@ const CLOSING_TAG = /<\/transcript>/gi
  * request.maxOutputTokens // 16000
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const summaryRequest: {

@@ -244,7 +244,7 @@ const keyOf = (index: number, callId: string): string => `${index}\u0000${callId
  * result.messages[3] === messages[3] // true
  * ```
  *
- * @category clearing
+ * @category operations
  * @since 0.1.0
  */
 export const clearOldToolResults: {

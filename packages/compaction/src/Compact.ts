@@ -445,7 +445,7 @@ const run = <M>(
  * }
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const compact: {

@@ -375,7 +375,7 @@ const percent = (used: number, available: number): string => `${formatNumber((us
  * // "Context uses 3,700 of 3,072 available tokens (120.4%), over the compaction threshold of 2,611.2 (compactAt 0.85), with no old tool results left to clear: compact the conversation."
  * ```
  *
- * @category decisions
+ * @category operations
  * @since 0.1.0
  */
 export const decideContextAction = (
@@ -528,7 +528,7 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
  * if (Result.isFailure(typo)) typo.failure.field // "clear_at"
  * ```
  *
- * @category decoding
+ * @category operations
  * @since 0.1.0
  */
 export const decodeContextPolicy = (input: unknown): Result.Result<ContextPolicy, InvalidContextPolicy> => {

@@ -45,7 +45,7 @@ export const MIN_REDUCTION_TARGET_CHARS = 4_000
  * hardLimitTarget(10_000, 9_000) // 4000: the floor
  * ```
  *
- * @category budget
+ * @category operations
  * @since 0.1.0
  */
 export const hardLimitTarget = (maxContextChars: number, instructionsChars: number): number =>
@@ -173,7 +173,7 @@ const nonNegative = (value: number | undefined): number =>
  * result.lastChance // false
  * ```
  *
- * @category budget
+ * @category operations
  * @since 0.1.0
  */
 export const ensureWithinBudget: {

@@ -35,7 +35,7 @@ import { charLimit, clipItem, ITEM_TRUNCATION_MARKER } from "./internal/serializ
  * compactionRequestTruncated(lastGood, { tokens: 2_400, estimate: 2_500 }) // false: a smaller request, read whole
  * ```
  *
- * @category guards
+ * @category operations
  * @since 0.1.0
  */
 export const compactionRequestTruncated = (lastGood: RequestSample | undefined, sent: RequestSample): boolean =>
@@ -57,7 +57,7 @@ export const compactionRequestTruncated = (lastGood: RequestSample | undefined, 
  * ) // true
  * ```
  *
- * @category guards
+ * @category operations
  * @since 0.1.0
  */
 export const truncatedRequestMessage = (sent: RequestSample): string =>
@@ -77,7 +77,7 @@ export const truncatedRequestMessage = (sent: RequestSample): string =>
  * checkpointShrinks(1_200, 1_500) // false
  * ```
  *
- * @category guards
+ * @category operations
  * @since 0.1.0
  */
 export const checkpointShrinks = (before: number, after: number): boolean => after < before
@@ -113,7 +113,7 @@ const known = (n: number): boolean => Number.isFinite(n) && n > 0
  * compactionStalled(100_000, 0) // false: no usage reported
  * ```
  *
- * @category guards
+ * @category operations
  * @since 0.1.0
  */
 export const compactionStalled = (before: number, after: number): boolean =>
@@ -153,7 +153,7 @@ export interface StallState {
  * StallGuard.allowsAuto(state, 101_850) // true
  * ```
  *
- * @category guards
+ * @category operations
  * @since 0.1.0
  */
 export const StallGuard: {
@@ -315,7 +315,7 @@ const lastTurnsStart = <M>(
  * compactionAttempt(span, "last-user-turns", { format: formats.canonical, lastUserTurns: 1 }) // [{ role: "user", content: "Now fix it." }]
  * ```
  *
- * @category guards
+ * @category operations
  * @since 0.1.0
  */
 export const compactionAttempt: {

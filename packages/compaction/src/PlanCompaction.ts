@@ -158,7 +158,7 @@ const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArr
  * }
  * ```
  *
- * @category planning
+ * @category operations
  * @since 0.1.0
  */
 export const planCompaction: {
@@ -284,7 +284,7 @@ export const planCompaction: {
  * }
  * ```
  *
- * @category planning
+ * @category operations
  * @since 0.1.0
  */
 export const applyCompaction = <M>(plan: CompactionPlan<M>, checkpoint: M): ReadonlyArray<M> => {

@@ -13,7 +13,7 @@ import type { PartialSummaries } from "./SummaryReplyPolicy.ts"
  * One preset's compaction settings. Fields the design a preset follows does not fix are absent, and the host's own
  * defaults apply.
  *
- * @category presets
+ * @category constructors
  * @since 0.1.0
  */
 export interface CompactionPreset {
@@ -75,7 +75,7 @@ export interface CompactionPreset {
  * compactionPresets.tutorial.partialSummaries // "reject"
  * ```
  *
- * @category presets
+ * @category constructors
  * @since 0.1.0
  */
 export const compactionPresets: {

@@ -80,7 +80,7 @@ export interface Recovered<M> {
  * messages[2] // { role: "tool", toolCallId: "c1", toolName: "deploy", content: "[The session stopped …]", uncertain: true }
  * ```
  *
- * @category recovery
+ * @category operations
  * @since 0.1.0
  */
 export const recoverUncertainResults: {

@@ -121,7 +121,7 @@ export interface Reduction<M> {
  * transcriptChars(messages) === JSON.stringify(messages).length // true
  * ```
  *
- * @category measuring
+ * @category counting
  * @since 0.1.0
  */
 export const transcriptChars: {
@@ -199,7 +199,7 @@ const capRounds = (custom: number | undefined, defaults: ReadonlyArray<number>):
  * reduceToBudget(messages, 100_000).messages === messages // true: already within target
  * ```
  *
- * @category reducing
+ * @category operations
  * @since 0.1.0
  */
 export const reduceToBudget: {

@@ -95,7 +95,7 @@ const attachmentLine = (attachment: AttachmentInfo): string => {
  * // ]
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const serializeForSummary: {

@@ -99,7 +99,7 @@ export type SummarizeFn = (request: SummaryRequest) => Effect.Effect<SummaryRepl
  * }))
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class Summarizer extends Context.Service<Summarizer, {

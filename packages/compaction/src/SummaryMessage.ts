@@ -57,7 +57,7 @@ export interface SummaryMessageOptions<M> {
  * formats.openaiChat.isSummary(note) // true
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const summaryMessage = <M = unknown>(

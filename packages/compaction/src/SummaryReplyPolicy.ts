@@ -130,7 +130,7 @@ const reject = (kind: SummaryRejected["kind"], message: string): Result.Result<n
  * Result.isFailure(acceptSummaryReply(cut, { partialSummaries: "reject" })) // true
  * ```
  *
- * @category compaction
+ * @category operations
  * @since 0.1.0
  */
 export const acceptSummaryReply = (

@@ -53,7 +53,7 @@ const mistake = (input: unknown): string => {
  * }
  * ```
  *
- * @category decoding
+ * @category operations
  * @since 0.1.0
  */
 export const conversationMessages = (

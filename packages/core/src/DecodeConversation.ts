@@ -87,7 +87,7 @@ const decode = <M>(
  * }
  * ```
  *
- * @category decoding
+ * @category operations
  * @since 0.1.0
  */
 export const decodeConversation: {

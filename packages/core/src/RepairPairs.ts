@@ -344,7 +344,7 @@ const repair = <M>(input: ReadonlyArray<M>, options: RepairOptions<M> = {}): Rep
  * repaired.length // 2: the call, then its stub result
  * ```
  *
- * @category repair
+ * @category operations
  * @since 0.1.0
  */
 export const repairPairs: {

@@ -492,7 +492,7 @@ const membersOf = (groupOf: ReadonlyArray<number>, count: number): Array<Array<n
  * groupOf // [0, 1, 1, 2, 1]
  * ```
  *
- * @category grouping
+ * @category operations
  * @since 0.1.0
  */
 export const toolGroups: {

@@ -252,7 +252,7 @@ export type PrepareError =
  * Effect.runPromise(request.pipe(Effect.provide(engine))) // resolves to 1024
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class ContextEngine extends Context.Service<ContextEngine, {

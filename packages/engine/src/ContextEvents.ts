@@ -107,7 +107,7 @@ export const ENGINE_EVENT_SCHEMA_VERSION = 1 as const
  * JSON.parse(lines[0] ?? "{}").type // "context_cleared"
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class ContextEvents extends Context.Service<ContextEvents, {

@@ -70,7 +70,7 @@ const make = (initial: ContextStrategyRegistry) =>
  * Effect.runSync(program.pipe(Effect.provide(ContextStrategies.layer))) === strategies.truncate // true
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class ContextStrategies extends Context.Service<ContextStrategies, {

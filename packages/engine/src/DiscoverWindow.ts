@@ -54,7 +54,7 @@ export interface DiscoverWindowOptions {
  *
  * @example
  * ```ts
- * import { DISCOVERY_TIMEOUT } from "@ctxkit/engine"
+ * import { DISCOVERY_TIMEOUT } from "@ctxkit/engine/DiscoverWindow"
  * import * as Duration from "effect/Duration"
  *
  * Duration.toSeconds(DISCOVERY_TIMEOUT) // 30
@@ -70,7 +70,7 @@ export const DISCOVERY_TIMEOUT: Duration.Duration = Duration.seconds(30)
  *
  * @example
  * ```ts
- * import { DISCOVERY_REQUEST_TIMEOUT } from "@ctxkit/engine"
+ * import { DISCOVERY_REQUEST_TIMEOUT } from "@ctxkit/engine/DiscoverWindow"
  * import * as Duration from "effect/Duration"
  *
  * Duration.toSeconds(DISCOVERY_REQUEST_TIMEOUT) // 10

@@ -116,7 +116,7 @@ export class StrategyRefitted extends Schema.TaggedClass<StrategyRefitted>("@ctx
  *
  * @example
  * ```ts
- * import type { HostDiagnostic } from "@ctxkit/engine"
+ * import type { HostDiagnostic } from "@ctxkit/engine/HostDiagnostics"
  *
  * const show = (d: HostDiagnostic) => `${d._tag}: ${d.message}`
  * ```

@@ -29,7 +29,7 @@ import { runStrategy, type StrategyRun } from "./RunStrategy.ts"
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
  * import { formats, type Message } from "@ctxkit/core"
- * import type { PromptOptions } from "@ctxkit/engine"
+ * import type { PromptOptions } from "@ctxkit/engine/Preview"
  *
  * const options: PromptOptions<Message> = {
  *   format: formats.canonical,
@@ -81,7 +81,7 @@ export interface PromptOptions<M, F = M> extends Omit<FitOptions<F>, "strategy">
  *
  * @example
  * ```ts
- * import type { PreparedPrompt } from "@ctxkit/engine"
+ * import type { PreparedPrompt } from "@ctxkit/engine/Preview"
  *
  * const send = <M>(prompt: PreparedPrompt<M>) => prompt.fits ? prompt.messages : undefined
  * ```
@@ -196,7 +196,7 @@ const stages: <M>(
  * const audit = finalizeAudit(prompt.audit, { status: "completed" })
  * ```
  *
- * @category audit
+ * @category operations
  * @since 0.1.0
  */
 export const fitPrompt: {
@@ -238,7 +238,7 @@ export const fitPrompt: {
  * shown.audit.blocks // why each block is in or out
  * ```
  *
- * @category audit
+ * @category operations
  * @since 0.1.0
  */
 export const preview: {

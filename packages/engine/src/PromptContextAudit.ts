@@ -326,7 +326,7 @@ export interface OmittedBlock {
  *
  * @example
  * ```ts
- * import type { StrategyRun } from "@ctxkit/engine"
+ * import type { StrategyRun } from "@ctxkit/engine/RunStrategy"
  * import type { AuditStart } from "@ctxkit/engine/PromptContextAudit"
  *
  * declare const run: StrategyRun<unknown>
@@ -448,7 +448,7 @@ const nonNegative = (value: unknown): number =>
  * audit.diagnostics.at(-1)?.message // "tokenizer \"approximate-chars-v1\" is approximate"
  * ```
  *
- * @category audit
+ * @category operations
  * @since 0.1.0
  */
 export const startAudit: {
@@ -664,7 +664,7 @@ export type AuditOutcome =
  * failed.errorCode // "rate_limited"
  * ```
  *
- * @category audit
+ * @category operations
  * @since 0.1.0
  */
 export const finalizeAudit = (
@@ -790,7 +790,7 @@ const normalize = (error: unknown, depth: number): ProviderErrorCode | undefined
  * normalizeProviderError("weird") // "unknown"
  * ```
  *
- * @category audit
+ * @category operations
  * @since 0.1.0
  */
 export const normalizeProviderError = (error: unknown): ProviderErrorCode => normalize(error, 0) ?? "unknown"

@@ -192,7 +192,8 @@ export interface InterceptorAddition<M> {
  *
  * @example
  * ```ts
- * import { type InterceptorRun, runInterceptors } from "@ctxkit/engine"
+ * import { runInterceptors } from "@ctxkit/engine"
+ * import type { InterceptorRun } from "@ctxkit/engine/RunInterceptors"
  * import { shiftContext } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *

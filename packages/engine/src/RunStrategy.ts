@@ -116,7 +116,8 @@ export interface DroppedBlock<M> {
  *
  * @example
  * ```ts
- * import { runStrategy, type StrategyRun } from "@ctxkit/engine"
+ * import { runStrategy } from "@ctxkit/engine"
+ * import type { StrategyRun } from "@ctxkit/engine/RunStrategy"
  * import { strategies } from "@ctxkit/fit"
  * import * as Effect from "effect/Effect"
  *

@@ -171,7 +171,7 @@ export interface SessionPatch<M = unknown> {
  * Effect.runSync(program.pipe(Effect.provide(SessionStore.layerMemory))) // true
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class SessionStore extends Context.Service<SessionStore, {

@@ -144,7 +144,7 @@ const timeoutOf = (options: unknown): Effect.Effect<Duration.Duration> => {
  * outcome._tag // "Compacted"
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class Summarizer extends CompactionSummarizer {

@@ -47,7 +47,7 @@ export interface EffectfulCounter<E = unknown> {
  * )
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class TokenCounter extends Context.Service<TokenCounter, {

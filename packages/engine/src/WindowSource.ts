@@ -62,7 +62,7 @@ export interface WindowAnswer {
  * Effect.runPromise(program.pipe(Effect.provide(discovered))).then(({ source, window }) => `${window} from ${source}`)
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export class WindowSource extends Context.Service<WindowSource, {

@@ -48,7 +48,7 @@ const TERM = /[\p{L}\p{N}]+/gu
  * bm25Terms("Read the README.md, then run `npm test`!") // ["read", "the", "readme", "md", "then", "run", "npm", "test"]
  * ```
  *
- * @category relevance
+ * @category operations
  * @since 0.1.0
  */
 export const bm25Terms = (text: string): Array<string> =>
@@ -76,7 +76,7 @@ export const bm25Terms = (text: string): Array<string> =>
  * lunch // 0
  * ```
  *
- * @category relevance
+ * @category operations
  * @since 0.1.0
  */
 export const bm25Scores = (

@@ -230,7 +230,7 @@ const builtins: ContextStrategyRegistry = make([
  * // Failure: UnknownStrategy — Unknown context strategy "smart". Use one of: manual, summarize, truncate, vector-recall, …
  * ```
  *
- * @category registry
+ * @category plugins
  * @since 0.1.0
  */
 export const ContextStrategyRegistry: {

@@ -98,7 +98,7 @@ const run = <M>(
  * // Failure: TokenBudgetExceeded { contextLimit: 600, reservedForReply: 100, promptTokens: 684 }
  * ```
  *
- * @category fitting
+ * @category operations
  * @since 0.1.0
  */
 export const fitOrFail: {

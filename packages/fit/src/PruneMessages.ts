@@ -318,7 +318,7 @@ const isEmpty = <M>(format: MessageFormat<M>, m: M): boolean =>
  * removed.map((r) => r.kind) // ["reasoning", "tool-call", "message", "message"]
  * ```
  *
- * @category fitting
+ * @category operations
  * @since 0.1.0
  */
 export const pruneMessages: {

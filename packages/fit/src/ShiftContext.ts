@@ -59,7 +59,7 @@ import { truncateFit } from "./internal/strategies.ts"
  * pipe(messages, shiftContext(approximateCounter, 40, { format: formats.openaiChat })).tokens === result.tokens // true
  * ```
  *
- * @category fitting
+ * @category operations
  * @since 0.1.0
  */
 export const shiftContext: {

@@ -47,7 +47,7 @@ import { manualFit, summarizeFit, truncateFit, vectorRecallFit } from "./interna
  * // { role: "user", content: "[Summary of earlier context]\nuser: Tell me everything about the build. Tell me…" }
  * ```
  *
- * @category strategies
+ * @category plugins
  * @since 0.1.0
  */
 export const strategies: {
@@ -80,7 +80,7 @@ export const strategies: {
  * const kept: ReadonlyArray<ChatMessage> = fit(mine, approximateCounter, 100, { format: formats.openaiChat }).kept
  * ```
  *
- * @category strategies
+ * @category plugins
  * @since 0.1.0
  * @inline
  */
@@ -111,7 +111,7 @@ export interface BuiltinFit {
  * const id: BuiltinStrategyId = "vector-recall"
  * ```
  *
- * @category strategies
+ * @category plugins
  * @since 0.1.0
  */
 export type BuiltinStrategyId = keyof typeof strategies

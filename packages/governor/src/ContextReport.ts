@@ -621,7 +621,7 @@ const report = <M>(history: ReadonlyArray<M>, options: ReportOptions<M> | undefi
  * // [["system", "pinned", "system-prompt"], ["user", "high", "user-message"]]
  * ```
  *
- * @category report
+ * @category operations
  * @since 0.1.0
  */
 export const contextReport: {

@@ -160,7 +160,7 @@ const range = (startLine: unknown, limit: unknown): string => {
  * // '[elided: search_text "caf\\u00e9"; identical to a later result]'
  * ```
  *
- * @category stubs
+ * @category rendering
  * @since 0.1.0
  */
 export const elisionStub = (call: ElidedCall): string => {

@@ -166,7 +166,7 @@ export interface GovernOptions<M> {
  * next.analysis?.messages // 2: only the assistant message was read this time
  * ```
  *
- * @category governor
+ * @category operations
  * @since 0.1.0
  */
 export interface GovernorAnalysis<M> {
@@ -314,7 +314,7 @@ const run = <M>(history: ReadonlyArray<M>, options: GovernOptions<M> | undefined
  * messages[0] === history[0] // true
  * ```
  *
- * @category governor
+ * @category operations
  * @since 0.1.0
  */
 export const govern: {

@@ -22,7 +22,7 @@ import type { ToolResultInfo } from "@ctxkit/core"
  * govern([], { mode: "shadow", toolKinds: myTools }).elisions // []
  * ```
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export type ToolArguments = Readonly<Record<string, unknown>>
@@ -46,7 +46,7 @@ export type ToolArguments = Readonly<Record<string, unknown>>
  * govern([], { mode: "shadow", toolKinds: myTools }).elisions // []
  * ```
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export interface ToolContext {
@@ -61,7 +61,7 @@ export interface ToolContext {
 /**
  * Reads one value from a call: the arguments and the {@link ToolContext} in, the value or `undefined` out.
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export type Accessor<A> = (args: ToolArguments, context: ToolContext) => A | undefined
@@ -71,7 +71,7 @@ export type Accessor<A> = (args: ToolArguments, context: ToolContext) => A | und
  * `limit` describe a partial read; `sha256` reads the digest the tool reported for the file (default: a
  * `sha256` field on the result's message, or in its `meta`, when the message carries one result).
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export interface ReadFileKind {
@@ -90,7 +90,7 @@ export interface ReadFileKind {
  * A tool that writes (`write_file`) or edits (`edit_file`) a file: every earlier read of its path is superseded
  * once its result comes back without an error.
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export interface FileChangeKind {
@@ -109,7 +109,7 @@ export interface FileChangeKind {
  * Only for tools that return the whole output so far or the window asked for: a tool that returns only what
  * is new since the last call (a "read new output" tool) must not be mapped here.
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export interface BgOutputKind {
@@ -127,7 +127,7 @@ export interface BgOutputKind {
  * arguments, compared as JSON with sorted keys) and `matches` of their results are equal; the default
  * `matches` keeps the text but drops elapsed-time figures. `pattern` is what the stub shows.
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export interface SearchTextKind {
@@ -139,7 +139,7 @@ export interface SearchTextKind {
 /**
  * A tool that lists files (`find`, `glob`, `ls`). Never elided; its output's paths count for the usage summary.
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export interface ListFilesKind {
@@ -152,7 +152,7 @@ export interface ListFilesKind {
  * A tool that runs a process or a shell command. Never elided; every whole word of its command names a path
  * for the usage summary.
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export interface ShellKind {
@@ -177,7 +177,7 @@ export interface ShellKind {
  * const myTools: ToolKinds = { job_output: poll, task_output: poll }
  * ```
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export type ToolKind = ReadFileKind | FileChangeKind | BgOutputKind | SearchTextKind | ListFilesKind | ShellKind
@@ -201,7 +201,7 @@ export type ToolKind = ReadFileKind | FileChangeKind | BgOutputKind | SearchText
  * govern([], { mode: "shadow", toolKinds: myTools }).elisions // []
  * ```
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export type ToolKindRule = ToolKind | ((args: ToolArguments, context: ToolContext) => ToolKind | undefined)
@@ -225,7 +225,7 @@ export type ToolKindRule = ToolKind | ((args: ToolArguments, context: ToolContex
  * govern([], { mode: "shadow", toolKinds: myTools }).elisions // []
  * ```
  *
- * @category tool kinds
+ * @category models
  * @since 0.1.0
  */
 export type ToolKinds = Readonly<Record<string, ToolKindRule>>

@@ -126,7 +126,7 @@ const summary = <M>(history: ReadonlyArray<M>, options?: GovernOptions<M>): Usag
  * // [{ tool: "read_file", seen: 1, used: 1, reread: 0, ratio: "read_file 1/1" }]
  * ```
  *
- * @category usage
+ * @category counting
  * @since 0.1.0
  */
 export const usageSummary: {

@@ -21,7 +21,7 @@ const SECTIONS: ReadonlyArray<readonly [string, string]> = [
 /**
  * The template written by `/init` for a new root AGENTS.md.
  *
- * @category init
+ * @category operations
  * @since 0.1.0
  */
 export const AGENTS_INIT_TEMPLATE = [
@@ -41,7 +41,7 @@ export const AGENTS_INIT_TEMPLATE = [
  * updateAgentsTemplate(undefined).action // "created"
  * ```
  *
- * @category init
+ * @category operations
  * @since 0.1.0
  */
 export interface InitResult {
@@ -65,7 +65,7 @@ export interface InitResult {
  * // ["## Project overview", "## Code style", "## Conventions"]
  * ```
  *
- * @category init
+ * @category operations
  * @since 0.1.0
  */
 export const updateAgentsTemplate = (existing: string | undefined): InitResult => {
@@ -92,7 +92,7 @@ export const updateAgentsTemplate = (existing: string | undefined): InitResult =
  * const program = initAgentsFile("/repo").pipe(Effect.provide(NodeServices.layer))
  * ```
  *
- * @category init
+ * @category operations
  * @since 0.1.0
  */
 export const initAgentsFile: (

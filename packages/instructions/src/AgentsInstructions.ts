@@ -173,7 +173,7 @@ const clampMaxBytes = (maxBytes: number): number => clampBytes(maxBytes, MAX_BYT
  * out.text.endsWith("## AGENTS.md\nUse pnpm.") // true
  * ```
  *
- * @category assembly
+ * @category operations
  * @since 0.1.0
  */
 export const assembleInstructions = (
@@ -276,7 +276,7 @@ const applicableFiles = Effect.fnUntraced(function*(
  * )
  * ```
  *
- * @category loading
+ * @category operations
  * @since 0.1.0
  */
 export const loadInstructions: (
@@ -336,7 +336,7 @@ export interface ExplainedDirectory {
  * const program = explainInstructions({ workspaceRoot: "/repo" }, "/repo/src/a.ts").pipe(Effect.provide(NodeServices.layer))
  * ```
  *
- * @category loading
+ * @category operations
  * @since 0.1.0
  */
 export const explainInstructions: (

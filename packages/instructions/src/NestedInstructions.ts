@@ -156,7 +156,7 @@ export const NESTED_RECONSIDER_HEADER =
  * planNestedAttachment(first.state, files, "read").action // "none"
  * ```
  *
- * @category attachment
+ * @category operations
  * @since 0.1.0
  */
 export const planNestedAttachment = (
@@ -208,7 +208,7 @@ export const planNestedAttachment = (
  * ).pipe(Effect.provide(NodeServices.layer))
  * ```
  *
- * @category attachment
+ * @category operations
  * @since 0.1.0
  */
 export const attachNestedInstructions: (

@@ -95,7 +95,7 @@ export const SKILL_CATALOG_HEADER = "# Skills\n" +
  * catalog.totalTokens // 600
  * ```
  *
- * @category catalog
+ * @category operations
  * @since 0.1.0
  */
 export const skillCatalog = (
@@ -132,7 +132,7 @@ export const skillCatalog = (
  * searchSkills(entries, "pdf forms").map((e) => e.name) // ["pdf"]
  * ```
  *
- * @category catalog
+ * @category operations
  * @since 0.1.0
  */
 export const searchSkills = (
@@ -193,7 +193,7 @@ export interface LoadedSkill {
  * )
  * ```
  *
- * @category loading
+ * @category operations
  * @since 0.1.0
  */
 export const loadSkill: (
@@ -234,7 +234,7 @@ export const SKILL_RESOURCE_MAX_BYTES = 262_144
  * )
  * ```
  *
- * @category loading
+ * @category operations
  * @since 0.1.0
  */
 export const skillResource: (

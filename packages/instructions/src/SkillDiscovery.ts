@@ -158,7 +158,7 @@ export interface SkillDiscovery {
  * each directory from `cwd` up to the workspace root; trusted projects only), configured paths,
  * `~/.agents/skills` and `<config home>/skills`, then plugin directories.
  *
- * @category discovery
+ * @category operations
  * @since 0.1.0
  */
 export const skillRoots = (options: SkillDiscoveryOptions): Effect.Effect<ReadonlyArray<SkillRoot>, never, Path.Path> =>
@@ -294,7 +294,7 @@ const readSkill = Effect.fnUntraced(function*(directory: string) {
  * const program = discoverSkills({ workspaceRoot: "/repo", trusted: true }).pipe(Effect.provide(NodeServices.layer))
  * ```
  *
- * @category discovery
+ * @category operations
  * @since 0.1.0
  */
 export const discoverSkills: (
@@ -402,7 +402,7 @@ export interface SkillValidationReport {
  * const program = validateSkill("./.agents/skills").pipe(Effect.provide(NodeServices.layer))
  * ```
  *
- * @category validation
+ * @category operations
  * @since 0.1.0
  */
 export const validateSkill: (

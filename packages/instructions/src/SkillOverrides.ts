@@ -36,7 +36,7 @@ export interface SkillToggle {
  * setSkillEnabled(discovery, { disabled: [] }, "pdf", false).overrides // { disabled: ["pdf"] }
  * ```
  *
- * @category overrides
+ * @category operations
  * @since 0.1.0
  */
 export const setSkillEnabled = (
@@ -76,7 +76,7 @@ const parseJsonObject = (text: string): Effect.Effect<Readonly<Record<string, un
  * const program = readSkillOverrides("/repo/.ctxkit/config.json").pipe(Effect.provide(NodeServices.layer))
  * ```
  *
- * @category overrides
+ * @category operations
  * @since 0.1.0
  */
 export const readSkillOverrides: (file: string) => Effect.Effect<SkillOverrides, never, FileSystem.FileSystem> = Effect
@@ -111,7 +111,7 @@ export const readSkillOverrides: (file: string) => Effect.Effect<SkillOverrides,
  * )
  * ```
  *
- * @category overrides
+ * @category operations
  * @since 0.1.0
  */
 export const saveSkillOverrides: (

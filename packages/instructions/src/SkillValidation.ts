@@ -61,7 +61,7 @@ const error = (code: string, message: string): SkillDiagnostic => ({ severity: "
  * Checks a skill name against the Agent Skills rules — 1–64 characters, lowercase letters and digits with single
  * hyphens, no leading or trailing hyphen — returning one diagnostic per broken rule (none when valid).
  *
- * @category validation
+ * @category operations
  * @since 0.1.0
  */
 export const validateSkillName = (name: string): ReadonlyArray<SkillDiagnostic> => [
@@ -109,7 +109,7 @@ export interface SkillFileValidation {
  * Splits a `SKILL.md` into its YAML frontmatter and body; `undefined` frontmatter when it does not start with a
  * `---` line closed by another `---` line.
  *
- * @category parsing
+ * @category operations
  * @since 0.1.0
  */
 export const splitFrontmatter = (
@@ -137,7 +137,7 @@ export const splitFrontmatter = (
  * // ["name-characters", "name-consecutive-hyphens", "description-missing", "directory-mismatch"]
  * ```
  *
- * @category validation
+ * @category operations
  * @since 0.1.0
  */
 export const validateSkillFile = (

@@ -196,7 +196,7 @@ const accept = <M>(
  * rejected.map((r) => r.reason) // ["not-user-text", "not-found"]
  * ```
  *
- * @category quotes
+ * @category operations
  * @since 0.1.0
  */
 export const acceptQuotes: {

@@ -59,7 +59,7 @@ const place = <M>(
  * pipe(request, withInvariants(undefined)) === request // true: nothing before the first compaction
  * ```
  *
- * @category placement
+ * @category operations
  * @since 0.1.0
  */
 export const withInvariants: {

@@ -181,7 +181,7 @@ const windowFacts = (verdict: OverflowVerdict, configured: number | undefined): 
  * //  variable; llama.cpp: -c / --ctx-size; other servers: their context-length setting)."
  * ```
  *
- * @category messages
+ * @category rendering
  * @since 0.1.0
  */
 export const overflowMessage = (verdict: OverflowVerdict, options: OverflowMessageOptions = {}): string => {

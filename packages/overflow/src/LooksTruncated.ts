@@ -142,7 +142,7 @@ export type RequestSample = typeof RequestSample.Type
  * looksTruncated(lastGood, { tokens: 3_650, estimate: 3_900 }) // false: grew by under 200, undecided
  * ```
  *
- * @category detection
+ * @category operations
  * @since 0.1.0
  */
 export const looksTruncated = (

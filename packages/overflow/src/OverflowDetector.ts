@@ -233,7 +233,7 @@ const observeImpl = (before: OverflowDetectorState, request: ObservedRequest): O
  * verdict.apparentWindow // { tokens: 3725, overflowAt: 6121 }
  * ```
  *
- * @category detection
+ * @category operations
  * @since 0.1.0
  */
 export const observe: {

@@ -76,7 +76,7 @@ const HUGE_SOURCE = "Zeile 🚀 données 数据 — ".repeat(6_000)
  * fc.sample(text(), 3)
  * ```
  *
- * @category arbitraries
+ * @category constructors
  * @since 0.1.0
  */
 export const text = (options: { readonly huge?: boolean | undefined } = {}): fc.Arbitrary<string> => {
@@ -135,7 +135,7 @@ const TOOL_NAMES = ["read_file", "edit_file", "run_command", "search", "list_dir
  * fc.assert(fc.property(scenario({ maxTurns: 10 }), (s) => s.turns.length >= 1))
  * ```
  *
- * @category arbitraries
+ * @category constructors
  * @since 0.1.0
  */
 export const scenario = (options: ScenarioOptions = {}): fc.Arbitrary<Scenario> => {
@@ -282,7 +282,7 @@ const build = (systemText: string, plan: ReadonlyArray<Step>, resultText: string
  * }))
  * ```
  *
- * @category arbitraries
+ * @category constructors
  * @since 0.1.0
  */
 export const conversation = (format: FormatName, options: ScenarioOptions = {}): fc.Arbitrary<Rendered<unknown>> =>
@@ -300,7 +300,7 @@ export const conversation = (format: FormatName, options: ScenarioOptions = {}):
  * groupsFromKeys({ messages: [1, 2, 3], keys: [["call:a"], [], ["call:a"]] }) // [[0, 2], [1]]
  * ```
  *
- * @category oracles
+ * @category operations
  * @since 0.1.0
  */
 export const groupsFromKeys = (rendered: Rendered<unknown>): ReadonlyArray<ReadonlyArray<number>> => {
@@ -350,7 +350,7 @@ const SLASH_COMMANDS = ["review", "init", "fix-tests", "compact-notes"] as const
  * fc.assert(fc.property(doubled, (s) => s.turns.length >= 1))
  * ```
  *
- * @category arbitraries
+ * @category constructors
  * @since 0.1.0
  */
 export const withDoubledUserTurns = (base: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>

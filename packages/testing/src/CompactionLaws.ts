@@ -58,7 +58,7 @@ export interface PlanLike<M> {
  * planViolations(input, { _tag: "CompactionPlan", cut: 2, summarized: input.slice(0, 2), kept: input.slice(2) }, formats.canonical).length > 0 // true
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const planViolations = <M = unknown>(
@@ -163,7 +163,7 @@ export const planViolations = <M = unknown>(
  * keepTurnsViolations(input, (k) => lastTurns(k === 2 ? 0 : k)).length > 0 // true: keepTurns 2 keeps 0
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const keepTurnsViolations = <M>(
@@ -273,7 +273,7 @@ const same = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
  * reductionViolations(input, { messages: [{ role: "assistant", content: "x" }] }, 2_000, formats.canonical).length > 0 // true
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const reductionViolations = <M = unknown>(

@@ -185,7 +185,7 @@ const describe = (error: unknown): string => error instanceof Error ? error.mess
  * // ["L4: protected message 0 was excluded although the result fits", ...]
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const fitViolations = (
@@ -357,7 +357,7 @@ export interface FitLawsOptions extends Omit<FitCheckOptions, "largerBudget"> {
  * fc.assert(fitLaws(myStrategy, { wireFormat: "openaiChat" }), { numRuns: 200 })
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const fitLaws = (

@@ -30,7 +30,7 @@ const READS = ["role", "text", "ownText", "isProtected", "isPinned", "isSummary"
  * ], formats.anthropic) // []
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const fidelityViolations = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): Array<string> => {
@@ -63,7 +63,7 @@ export const fidelityViolations = <M>(messages: ReadonlyArray<M>, format: Messag
  * fc.assert(formatFidelity("anthropic"), { numRuns: 50 })
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const formatFidelity = (name: FormatName, scenario: ScenarioOptions = {}): fc.IPropertyWithHooks<

@@ -46,7 +46,7 @@ export interface Selection<M> {
  * Object.isFrozen(messages[0]) // true
  * ```
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const deepFreeze = <A>(value: A): A => {
@@ -89,7 +89,7 @@ const originals = <M>(selection: Selection<M>): { readonly sent: Array<M> } => {
  * partitionViolations(input, { kept: ["c", "a"], excluded: ["b"] }).length > 0 // true
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const partitionViolations = <M>(input: ReadonlyArray<M>, selection: Selection<NoInfer<M>>): Array<string> => {
@@ -145,7 +145,7 @@ export const partitionViolations = <M>(input: ReadonlyArray<M>, selection: Selec
  * pairViolations([call, result], { kept: [result], excluded: [call] }, formats.canonical).length > 0 // true
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const pairViolations = <M = unknown>(
@@ -195,7 +195,7 @@ const callIds = <M>(format: MessageFormat<M>, m: M): string =>
  * identityViolations({ kept: [message], excluded: [], replaced: [{ original, message }] }, formats.canonical).length // 1
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const identityViolations = <M = unknown>(
@@ -224,7 +224,7 @@ export const identityViolations = <M = unknown>(
  * deepEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }) // true
  * ```
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const deepEqual = (a: unknown, b: unknown): boolean => {
@@ -254,7 +254,7 @@ export const deepEqual = (a: unknown, b: unknown): boolean => {
  * purityViolations((xs: Array<number>) => xs.sort(), [3, 1]).length // 1
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const purityViolations = <I, O>(f: (input: I) => O, input: I): Array<string> => {
@@ -288,7 +288,7 @@ export const purityViolations = <I, O>(f: (input: I) => O, input: I): Array<stri
  * }))
  * ```
  *
- * @category laws
+ * @category operations
  * @since 0.1.0
  */
 export const selectionLaws = <M>(

@@ -42,7 +42,7 @@ const MAX_HEADER = 256
  * isSummaryText(text) // true
  * ```
  *
- * @category summaries
+ * @category operations
  * @since 0.1.0
  */
 export const checkpointHeader = (replaced: number): string =>
@@ -61,7 +61,7 @@ export const checkpointHeader = (replaced: number): string =>
  * isSummaryText("What does [Summary of earlier context] mean?") // false
  * ```
  *
- * @category summaries
+ * @category operations
  * @since 0.1.0
  */
 export const isSummaryText = (text: string | undefined): boolean => {

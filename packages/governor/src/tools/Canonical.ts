@@ -54,7 +54,7 @@ const filePath = field("file_path")
  * govern([], { mode: "shadow", toolKinds: canonicalToolKinds }).elisions // []
  * ```
  *
- * @category tool mappings
+ * @category constructors
  * @since 0.1.0
  */
 export const canonicalToolKinds: ToolKinds = {

@@ -26,7 +26,7 @@ const filePath = field("file_path")
  * govern([], { mode: "shadow", toolKinds: claudeCodeToolKinds }).elisions // []
  * ```
  *
- * @category tool mappings
+ * @category constructors
  * @since 0.1.0
  */
 export const claudeCodeToolKinds: ToolKinds = {

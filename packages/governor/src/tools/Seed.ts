@@ -31,7 +31,7 @@ const listing = { kind: "list_files", paths: namedPaths("path", "dir", "director
  * govern([], { mode: "shadow", toolKinds: seedToolKinds }).elisions // []
  * ```
  *
- * @category tool mappings
+ * @category constructors
  * @since 0.1.0
  */
 export const seedToolKinds: ToolKinds = {

@@ -36,7 +36,7 @@ const shellRule = (args: Parameters<Accessor<string>>[0]): ToolKind | undefined 
  * govern([], { mode: "shadow", toolKinds: sweAgentToolKinds }).elisions // []
  * ```
  *
- * @category tool mappings
+ * @category constructors
  * @since 0.1.0
  */
 export const sweAgentToolKinds: ToolKinds = {

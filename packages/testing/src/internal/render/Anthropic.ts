@@ -61,7 +61,7 @@ const stored = (message: AnthropicMessage, index: number): AnthropicMessage =>
  * // { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: "a.txt" }] }], keys: [["call:c1"]] }
  * ```
  *
- * @category renderers
+ * @category formats
  * @since 0.1.0
  */
 export const render = (scenario: Scenario): Rendered<AnthropicMessage> => {

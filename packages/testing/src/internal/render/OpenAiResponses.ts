@@ -24,7 +24,7 @@ import type { Rendered, Scenario, ScenarioCall } from "../../Scenario.ts"
  * // { messages: [{ type: "function_call_output", call_id: "c1", output: "a.txt" }], keys: [["call:c1"]] }
  * ```
  *
- * @category renderers
+ * @category formats
  * @since 0.1.0
  */
 export const render = (scenario: Scenario): Rendered<OpenAiResponsesItem> => {
