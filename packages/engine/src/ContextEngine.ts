@@ -321,6 +321,9 @@ const settingsOf = (options: EngineOptions<unknown>): Result.Result<EngineSettin
       keepToolResults: settings.clearing.keepToolResults
     })
     if (Result.isFailure(checked)) return bad(`clearing.${checked.failure.field}`, checked.failure.message)
+    // An engine option is refused, not replaced: the policy reports a field it would have defaulted.
+    const adjusted = checked.success.diagnostics?.[0]
+    if (adjusted !== undefined) return bad(`clearing.${adjusted.option}`, adjusted.message)
   }
   if (settings.hardLimit !== false && !isPositive(settings.hardLimit.maxContextChars)) {
     return bad("hardLimit.maxContextChars", `got ${String(settings.hardLimit.maxContextChars)}; pass characters > 0`)
