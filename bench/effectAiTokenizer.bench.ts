@@ -17,7 +17,6 @@
  * linearly from 1k to 10k (≤ 13×).
  */
 import { approximateCounter } from "@ctxkit/budget"
-import { formats } from "@ctxkit/core"
 import type { Message } from "@ctxkit/core/Message"
 import { tokenizerLayer } from "@ctxkit/effect-ai"
 import { conversation } from "@ctxkit/testing"
@@ -25,6 +24,7 @@ import { Prompt, Tokenizer } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as fc from "fast-check"
+import { lastUser, splitsAPair } from "../tests/promptChecks.ts"
 import { generateConversation } from "./conversations.ts"
 import { formatRatio, formatSize, type Harness, printTable } from "./harness.ts"
 import { effectAiTruncate, toEffectAi } from "./peers/effectAi.ts"
@@ -45,24 +45,6 @@ const freshOurs = (): Tokenizer.Service =>
 
 const stockOver = (counts: Tokenizer.Service): Tokenizer.Service =>
   Tokenizer.make({ tokenize: (prompt) => counts.tokenize(prompt) })
-
-const ids = (message: Prompt.Message, type: "tool-call" | "tool-result"): ReadonlyArray<string> =>
-  message.role === "system" ? [] : message.content.flatMap((part) => part.type === type ? [part.id] : [])
-
-const splitsAPair = (prompt: Prompt.Prompt): boolean => {
-  const calls = new Set(prompt.content.flatMap((m) => ids(m, "tool-call")))
-  const results = new Set(prompt.content.flatMap((m) => ids(m, "tool-result")))
-  return [...calls].some((id) => !results.has(id)) || [...results].some((id) => !calls.has(id))
-}
-
-/** The current request: the last user message that is not a summary. */
-const lastUser = (prompt: Prompt.Prompt): Prompt.Message | undefined => {
-  for (let i = prompt.content.length - 1; i >= 0; i--) {
-    const m = prompt.content[i]
-    if (m !== undefined && m.role === "user" && !formats.effectAi.isSummary(m)) return m
-  }
-  return undefined
-}
 
 interface Tally {
   outputs: number

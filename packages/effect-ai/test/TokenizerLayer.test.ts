@@ -1,5 +1,4 @@
 import { o200kCounter } from "@ctxkit/budget/o200k"
-import { formats } from "@ctxkit/core"
 import { InvalidEffectAiOption, tokenizerLayer } from "@ctxkit/effect-ai"
 import { conversation } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -7,6 +6,7 @@ import { AiError, Prompt, Tokenizer } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as fc from "fast-check"
+import { lastUser, splitsAPair } from "../../../tests/promptChecks.ts"
 import { runs } from "../../../tests/runs.ts"
 
 /** Runs `f` with the tokenizer of `tokenizerLayer(options)`. */
@@ -24,27 +24,6 @@ const ours = (): Tokenizer.Service => withOurs((t) => Effect.succeed(t))
 const stock = (counts: Tokenizer.Service): Tokenizer.Service => Tokenizer.make({ tokenize: (p) => counts.tokenize(p) })
 
 const run = <A, E>(effect: Effect.Effect<A, E>): A => Effect.runSync(effect)
-
-const ids = (message: Prompt.Message, type: "tool-call" | "tool-result"): ReadonlyArray<string> =>
-  message.role === "system"
-    ? []
-    : message.content.flatMap((part) => part.type === type ? [part.id] : [])
-
-/** A call kept without its result, or a result without its call. */
-const splitsAPair = (prompt: Prompt.Prompt): boolean => {
-  const calls = new Set(prompt.content.flatMap((m) => ids(m, "tool-call")))
-  const results = new Set(prompt.content.flatMap((m) => ids(m, "tool-result")))
-  return [...calls].some((id) => !results.has(id)) || [...results].some((id) => !calls.has(id))
-}
-
-/** The current request: the last user message that is not a summary. */
-const lastUser = (prompt: Prompt.Prompt): Prompt.Message | undefined => {
-  for (let i = prompt.content.length - 1; i >= 0; i--) {
-    const m = prompt.content[i]
-    if (m !== undefined && m.role === "user" && !formats.effectAi.isSummary(m)) return m
-  }
-  return undefined
-}
 
 /** Whether `out` keeps the current request of `prompt` (trivially, when it has none). */
 const keepsRequest = (prompt: Prompt.Prompt, out: Prompt.Prompt): boolean => {

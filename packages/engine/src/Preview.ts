@@ -163,6 +163,24 @@ const stages: <M>(
 )
 
 /**
+ * How {@link fitPrompt} and {@link preview} are called: with the messages and {@link PromptOptions}; given a
+ * `format`, the caller's own message type comes back in the {@link PreparedPrompt}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PromptCall {
+  <M>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<M>
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+  <M extends FormatInput<F>, F>(
+    messages: ReadonlyArray<M>,
+    options: PromptOptions<NoInfer<M>, F> & { readonly format: MessageFormat<F> }
+  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
+}
+
+/**
  * Runs the fitting stages of a generation, before the network call: the strategy (an id is resolved in the
  * registry; `UnknownStrategy` when it is unknown or empty) under the host's guard (`runStrategy`), then the
  * interceptors, the mandatory recount and the final fit (`runInterceptors`), then the pending audit
@@ -199,16 +217,7 @@ const stages: <M>(
  * @category operations
  * @since 0.1.0
  */
-export const fitPrompt: {
-  <M>(
-    messages: ReadonlyArray<M>,
-    options: PromptOptions<M>
-  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
-  <M extends FormatInput<F>, F>(
-    messages: ReadonlyArray<M>,
-    options: PromptOptions<NoInfer<M>, F> & { readonly format: MessageFormat<F> }
-  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
-} = Effect.fn("fitPrompt")(function*<M>(
+export const fitPrompt: PromptCall = Effect.fn("fitPrompt")(function*<M>(
   messages: ReadonlyArray<M>,
   options: PromptOptions<M>
 ) {
@@ -241,16 +250,7 @@ export const fitPrompt: {
  * @category operations
  * @since 0.1.0
  */
-export const preview: {
-  <M>(
-    messages: ReadonlyArray<M>,
-    options: PromptOptions<M>
-  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
-  <M extends FormatInput<F>, F>(
-    messages: ReadonlyArray<M>,
-    options: PromptOptions<NoInfer<M>, F> & { readonly format: MessageFormat<F> }
-  ): Effect.Effect<PreparedPrompt<M>, UnknownStrategy>
-} = Effect.fn("preview")(function*<M>(
+export const preview: PromptCall = Effect.fn("preview")(function*<M>(
   messages: ReadonlyArray<M>,
   options: PromptOptions<M>
 ) {
