@@ -3,4 +3,4 @@
  *
  * @since 0.1.0
  */
-export { renderReportHtml } from "./HtmlReport.ts"
+export { type HtmlReportOptions, renderReportHtml } from "./HtmlReport.ts"
