@@ -180,6 +180,7 @@ h2{font-size:16px;margin:28px 0 10px}
 .seg-elided{background:repeating-linear-gradient(135deg,#c0392b 0 6px,#e49a92 6px 12px)}
 .seg-free{background:#eef1f4;color:#4b5563}
 .seg-reserve{background:repeating-linear-gradient(135deg,#8a94a3 0 6px,#a9b2bf 6px 12px)}
+.seg-elided,.seg-reserve{text-shadow:0 0 2px #000,0 0 4px #000}
 .mark{position:absolute;top:-6px;bottom:-6px;width:0;border-left:2px dashed #9b1c1c}
 .scale{display:flex;justify-content:space-between;color:#5b6472;font-size:12px;margin-top:4px}
 .legend{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:6px 18px;margin:14px 0 0;padding:0;list-style:none}
