@@ -1,6 +1,6 @@
 /**
  * `ctxkit demo`: the whole pipeline on an embedded default (cli.md "Commands"). Part 1 runs an agent session built
- * from this package's own files through the engine at a 4,096-token window; part 2 sends the overflow tutorial's
+ * from this package's own files through the engine at a 4,096-token window; part 2 sends an overflow experiment's
  * conversation to a scripted server on 127.0.0.1 that truncates like Ollama, and shows the engine catching it.
  * Offline, a few seconds; `--json` prints one JSON document. Exits 0 when it ran.
  *

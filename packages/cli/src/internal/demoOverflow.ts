@@ -1,5 +1,5 @@
 /**
- * Part 2 of `ctxkit demo`: the overflow tutorial's conversation sent through `OpenAiCompatible` to a scripted
+ * Part 2 of `ctxkit demo`: the conversation of an overflow experiment (`@ctxkit/testing/Tutorial`) sent through `OpenAiCompatible` to a scripted
  * server that truncates like Ollama (its default 4,096-token `num_ctx`, the oldest messages after the system
  * prompt dropped, HTTP 200 and `finish_reason: "stop"` all the same). First as a harness without ctxkit sends it:
  * the model answers confidently without the task. Then request by request with the engine observing each

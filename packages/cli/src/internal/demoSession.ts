@@ -60,7 +60,7 @@ export interface DemoStep {
   readonly append: ReadonlyArray<Message>
 }
 
-/** The session: the steps, in order, and the files it read. */
+/** The session: the steps, in order, and the files it read (of those the package ships). */
 export interface DemoSession {
   readonly steps: ReadonlyArray<DemoStep>
   readonly files: ReadonlyArray<string>
@@ -72,7 +72,10 @@ export const demoSession = (): DemoSession => {
   const shipped = files()
   const pick = (suffix: string): string => shipped.find((p) => p.endsWith(suffix)) ?? suffix
   const report = pick("src/HtmlReport.ts")
-  const others = shipped.filter((p) => p !== report && !p.includes("internal/"))
+  // A fixed list, so that the session stays the same as the package gains commands (a missing file is skipped).
+  const others = ["src/Cli.ts", "src/bin.ts", "src/commands/demo.ts", "src/index.ts", "bin/ctxkit.js"].filter((p) =>
+    shipped.includes(p)
+  )
   let n = 0
   const callOf = (name: string, args: Record<string, unknown>) => ({
     id: `call_${String(++n).padStart(2, "0")}`,
@@ -162,7 +165,13 @@ export const demoSession = (): DemoSession => {
     toolName: "run_process",
     content: "Test Files 2 passed (2)\nTests 9 passed (9)"
   }, { role: "assistant", content: `Fixed: the bar's parts are whole tokens now (${report}); the tests pass.` })
-  const demo = [pick("src/commands/demo.ts"), ...shipped.filter((p) => p.includes("internal/demo"))]
+  const demo = [
+    "src/commands/demo.ts",
+    "src/internal/demoSession.ts",
+    "src/internal/demoPipeline.ts",
+    "src/internal/demoOverflow.ts",
+    "src/internal/demoText.ts"
+  ].filter((p) => shipped.includes(p))
   const reads = demo.map((path) => callOf("read_file", { path }))
   step(
     `a second question; read_file ×${demo.length} in parallel: ${demo.join(", ")}`,
@@ -187,5 +196,6 @@ export const demoSession = (): DemoSession => {
     },
     { role: "user", content: "Which file should I read first to understand the bar?" }
   )
-  return { steps, files: shipped, packageRoot: PACKAGE_ROOT }
+  const wasRead = new Set([report, ...others, ...demo])
+  return { steps, files: shipped.filter((p) => wasRead.has(p)), packageRoot: PACKAGE_ROOT }
 }

@@ -18,10 +18,18 @@ export interface StepSummary {
   readonly did: string
 }
 
-const where = (requests: ReadonlyArray<number>): string =>
-  requests.length === 0
-    ? "never"
-    : `request${requests.length === 1 ? "" : "s"} ${requests.map((r) => `#${r}`).join(", ")}`
+/** `request #3`, `requests #3, #9`, `requests #1–#12` (consecutive runs joined). */
+const where = (requests: ReadonlyArray<number>): string => {
+  if (requests.length === 0) return "never"
+  const runs: Array<[number, number]> = []
+  for (const r of requests) {
+    const last = runs[runs.length - 1]
+    if (last !== undefined && r === last[1] + 1) last[1] = r
+    else runs.push([r, r])
+  }
+  const text = runs.map(([a, b]) => (a === b ? `#${a}` : b === a + 1 ? `#${a}, #${b}` : `#${a}–#${b}`)).join(", ")
+  return `request${requests.length === 1 ? "" : "s"} ${text}`
+}
 
 /** Each step's summary, from the events of every request. */
 export const stepSummaries = (run: PipelineRun): ReadonlyArray<StepSummary> => {
@@ -114,7 +122,7 @@ export const pipelineLines = (run: PipelineRun): ReadonlyArray<string> => {
   const last = run.requests[run.requests.length - 1]
   out.push("Part 1. A coding agent's session through the whole pipeline")
   out.push(
-    `  Built now from the ${run.files.length} files @ctxkit/cli ships (${run.files.join(", ")}): the agent searches, ` +
+    `  Built now from ${run.files.length} files @ctxkit/cli ships (${run.files.join(", ")}): the agent searches, ` +
       "reads, edits, runs the tests, is asked two more questions."
   )
   out.push(
@@ -134,7 +142,7 @@ export const pipelineLines = (run: PipelineRun): ReadonlyArray<string> => {
   })
   out.push("")
   out.push("  What each step did:")
-  for (const s of stepSummaries(run)) out.push(`    ${s.step.padEnd(11)} ${where(s.requests).padEnd(22)} ${s.did}`)
+  for (const s of stepSummaries(run)) out.push(`    ${s.step.padEnd(11)} ${where(s.requests).padEnd(24)} ${s.did}`)
   if (last !== undefined) {
     out.push("")
     out.push(
@@ -154,7 +162,7 @@ export const overflowLines = (run: OverflowRun): ReadonlyArray<string> => {
   const naive = run.naive
   out.push("Part 2. A server that truncates silently")
   out.push(
-    `  The overflow tutorial's conversation (${naive.messages} messages, ${
+    `  The conversation of an overflow experiment (${naive.messages} messages, ${
       number(naive.estimate)
     } estimated tokens) sent through OpenAiCompatible to a scripted server that truncates like Ollama (num_ctx ${
       number(run.serverWindow)
