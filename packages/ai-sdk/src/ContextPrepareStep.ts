@@ -316,9 +316,9 @@ const instructionMessages = (
  *   { role: "user", content: "Now list the files." }
  * ]
  * const step = await prepareStep({ stepNumber: 0, instructions: "You are a coding agent.", messages })
- * step.messages.map((m) => m.role) // ["user"]: the old turn went, the current request stayed
+ * step.messages.map((m) => m.role) // ["assistant", "user"]: the long old question went, the request stayed
  * step.maxOutputTokens // 1024
- * prepareStep.lastFit?.fit.excluded.length // 2
+ * prepareStep.lastFit?.fit.excluded.length // 1
  * // In an app: generateText({ model, instructions, messages, tools, stopWhen: isStepCount(8), prepareStep })
  * ```
  *

@@ -5,7 +5,7 @@ import { approximateCounter, available, conversationCost, reserve } from "@ctxki
 import { formats, TokenBudgetExceeded } from "@ctxkit/core"
 import { strategies } from "@ctxkit/fit"
 import { assert, describe, it } from "@effect/vitest"
-import { generateText, isStepCount, type ModelMessage, tool } from "ai"
+import { generateText, isStepCount, type ModelMessage, simulateReadableStream, streamText, tool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { z } from "zod"
 import { type ModelPrompt, pairProblems, promptPairProblems, promptText } from "./checks.ts"
@@ -362,5 +362,90 @@ describe("contextPrepareStep through generateText (ai 7, MockLanguageModelV4)", 
     // history (10) + instructions (1) + 3 assistant calls + 3 tool results: each counted at most once.
     assert.isAtMost(counted.length, history.length + 1 + 6)
     assert.strictEqual(new Set(counted).size, counted.length)
+  })
+})
+
+describe("contextPrepareStep through streamText", () => {
+  const streaming = (text: string): MockLanguageModelV4 =>
+    new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: text },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage }
+          ]
+        })
+      })
+    })
+
+  it("streams a fitted prompt: within the budget, the instructions and the request kept", async () => {
+    const model = streaming("b.ts exports value.")
+    const result = streamText({
+      model,
+      instructions: INSTRUCTIONS,
+      messages: [...history],
+      prepareStep: contextPrepareStep({ budget: 800 })
+    })
+    assert.strictEqual(await result.text, "b.ts exports value.")
+    const sent = model.doStreamCalls[0]!.prompt
+    assert.isAtMost(promptCost(sent), 800)
+    assert.deepStrictEqual(sent[0], { role: "system", content: INSTRUCTIONS })
+    assert.strictEqual(promptText(sent.at(-1)!), REQUEST)
+  })
+
+  it("a refusal reaches onError and nothing is streamed from the model", async () => {
+    const model = streaming("never")
+    const errors: Array<unknown> = []
+    const result = streamText({
+      model,
+      instructions: "Rules. ".repeat(400),
+      messages: [...history],
+      prepareStep: contextPrepareStep({ budget: 500 }),
+      onError: ({ error }) => {
+        errors.push(error)
+      }
+    })
+    await result.consumeStream()
+    assert.strictEqual(model.doStreamCalls.length, 0)
+    assert.strictEqual(errors.length, 1)
+    assert.instanceOf(errors[0], TokenBudgetExceeded)
+  })
+})
+
+describe("contextPrepareStep, direct calls", () => {
+  it("the TSDoc example: the long old question goes, the request stays, the reserve is sent", async () => {
+    const prepareStep = contextPrepareStep({ window: 8_192, maxTokens: 1_024 })
+    const messages: Array<ModelMessage> = [
+      { role: "user", content: "Summarize the log. ".repeat(4_000) },
+      { role: "assistant", content: "Done." },
+      { role: "user", content: "Now list the files." }
+    ]
+    const step = await prepareStep({ stepNumber: 0, instructions: "You are a coding agent.", messages })
+    assert.deepStrictEqual(step.messages, [messages[1], messages[2]])
+    assert.strictEqual(step.messages[1], messages[2])
+    assert.strictEqual(step.maxOutputTokens, 1_024)
+    assert.strictEqual(prepareStep.lastFit?.fit.excluded[0]?.message, messages[0])
+    assert.strictEqual(prepareStep.lastFit?.fit.excluded[0]?.reason, "context-shift")
+    assert.strictEqual(messages.length, 3, "the input array is not changed")
+  })
+
+  it("instructions given as system messages are counted as such; a budget alone sends no maxOutputTokens", async () => {
+    const system = [
+      { role: "system" as const, content: "You are terse. ".repeat(50) },
+      { role: "system" as const, content: "Never delete files." }
+    ]
+    const prepareStep = contextPrepareStep({ budget: 2_000 })
+    const step = await prepareStep({ stepNumber: 3, instructions: system, messages: [{ role: "user", content: "hi" }] })
+    const fit = prepareStep.lastFit!
+    assert.strictEqual(fit.stepNumber, 3)
+    assert.strictEqual(fit.instructionTokens, cost(system))
+    assert.strictEqual(fit.tokens, cost(system) + cost(step.messages))
+    assert.isFalse("maxOutputTokens" in step)
+    const single = contextPrepareStep({ budget: 2_000 })
+    await single({ instructions: system[0], messages: [{ role: "user", content: "hi" }] })
+    assert.strictEqual(single.lastFit!.instructionTokens, cost([system[0]]))
+    assert.strictEqual(single.lastFit!.stepNumber, 0)
   })
 })
