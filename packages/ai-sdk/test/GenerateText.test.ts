@@ -212,6 +212,14 @@ describe("contextPrepareStep through generateText (ai 7, MockLanguageModelV4)", 
     assert.include([0, 4], oldParts.length)
   })
 
+  it("the deprecated system option is counted as the instructions", async () => {
+    const model = scripted([[{ type: "text", text: "ok" }]])
+    const prepareStep = contextPrepareStep({ budget: 800 })
+    await generateText({ model, system: INSTRUCTIONS, messages: [...history], prepareStep })
+    assert.strictEqual(prepareStep.lastFit!.instructionTokens, cost([{ role: "system", content: INSTRUCTIONS }]))
+    assert.isAtMost(promptCost(model.doGenerateCalls[0]!.prompt), 800)
+  })
+
   it("refuses with TokenBudgetExceeded when the instructions and the request alone do not fit: nothing is sent", async () => {
     const model = scripted([[{ type: "text", text: "never" }]])
     const fits: Array<StepFit> = []
