@@ -361,6 +361,8 @@ export const contextPrepareStep = (options: ContextPrepareStepOptions): ContextP
     )
   }
 
+  const builtin = (Object.values(strategies) as ReadonlyArray<ContextStrategy>).includes(strategy)
+
   const onFitGiven = given["onFit"]
   const onFit = Predicate.isFunction(onFitGiven) ? onFitGiven as (fit: StepFit) => void : undefined
   if (onFitGiven !== undefined && onFit === undefined) {
@@ -414,9 +416,10 @@ export const contextPrepareStep = (options: ContextPrepareStepOptions): ContextP
     const room = limits.budget - instructions.total
     // With no room left the messages are fitted to 1 token: what comes back is their protected part, to report.
     const fit = runStrategy(step.messages, Math.max(1, room), notes)
-    // Whatever the strategy said, what is sent is recounted with the same counter and the same cache.
-    const sent = conversationCost(fit.kept, { counter, format, cache })
-    const tokens = instructions.total + sent.total
+    // A built-in strategy's `tokens` is already its independent recount of `kept`; anything else is recounted
+    // here, with the same counter and cache, so that no strategy can send more than it says.
+    const sent = builtin ? undefined : conversationCost(fit.kept, { counter, format, cache })
+    const tokens = instructions.total + (sent === undefined ? fit.tokens : sent.total)
     const fits = room >= 1 && fit.fits && tokens <= limits.budget
     const audit: StepFit = {
       stepNumber,
@@ -426,7 +429,7 @@ export const contextPrepareStep = (options: ContextPrepareStepOptions): ContextP
       instructionTokens: instructions.total,
       maxOutputTokens: limits.maxOutputTokens,
       fit,
-      diagnostics: [...notes, ...fit.diagnostics, ...sent.diagnostics]
+      diagnostics: [...notes, ...fit.diagnostics, ...(sent?.diagnostics ?? [])]
     }
     lastFit = audit
     onFit?.(audit)

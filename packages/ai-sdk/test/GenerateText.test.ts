@@ -333,7 +333,9 @@ describe("contextPrepareStep through generateText (ai 7, MockLanguageModelV4)", 
         countTokens: Parameters<typeof strategies.truncate.fit>[1],
         budget: number
       ) => ({
+        // Keeps everything and claims it costs 1 token.
         ...strategies.truncate.fit(messages, countTokens, 1_000_000),
+        tokens: 1,
         budget
       })
     }
