@@ -298,7 +298,8 @@ const instructionMessages = (
  * sent (in `streamText` they reach `onError` and the stream's `error` part): `TokenBudgetExceeded` (from
  * `@ctxkit/core`, code `TOKEN_BUDGET_EXCEEDED`) when the instructions and the protected messages alone cost
  * more than the budget — an over-budget prompt is never sent, and an empty one never sent in its place — and
- * `InvalidAiSdkOption` on every step when `budget` or `window` cannot be used. Options with a default
+ * `InvalidAiSdkOption` on every step when `budget` or `window` cannot be used (or, called directly, when the
+ * step has no `messages` array). Options with a default
  * (`counter`, `strategy`, `maxTokens`, `onFit`) fall back to it and say so in the diagnostics.
  *
  * Not counted: the tool definitions the SDK sends with each step (leave room for them in `budget`;
@@ -409,6 +410,14 @@ export const contextPrepareStep = (options: ContextPrepareStepOptions): ContextP
 
   const prepare = async (step: StepInput): Promise<StepOverride> => {
     if (limits instanceof InvalidAiSdkOption) throw limits
+    // The SDK always passes an array; a direct caller may not, and fitting nothing must not pass for a fit.
+    if (!Predicate.hasProperty(step, "messages") || !Array.isArray(step.messages)) {
+      throw new InvalidAiSdkOption({
+        option: "messages",
+        given: describeValue(Predicate.hasProperty(step, "messages") ? step.messages : step),
+        allowed: "the step's ModelMessage array (the messages prepareStep is given)"
+      })
+    }
     const stepNumber = Predicate.isNumber(step.stepNumber) ? step.stepNumber : 0
     const system = instructionMessages(step.instructions, lastInstructions)
     const instructions = conversationCost(system, { counter, format, cache })

@@ -8,7 +8,8 @@ import * as Schema from "effect/Schema"
 /**
  * An option of `contextPrepareStep` that has no safe default cannot be used (a budget or a window that is not a
  * finite number of tokens > 0, both given, neither given): every step refuses with this error before anything
- * is sent, so `generateText` rejects with it instead of sending a prompt fitted to a made-up limit.
+ * is sent, so `generateText` rejects with it instead of sending a prompt fitted to a made-up limit. Also what a
+ * direct call refuses with when the step has no `messages` array (`option` is then `messages`).
  *
  * @example
  * ```ts
@@ -22,7 +23,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  */
 export class InvalidAiSdkOption extends Schema.TaggedError<InvalidAiSdkOption>()("InvalidAiSdkOption", {
-  /** The option's name (`budget`, `window`, or `budget | window` when neither or both were given). */
+  /** The option's name (`budget`, `window`, `budget | window` when neither or both were given, `messages`). */
   option: Schema.String,
   /** The value given, described. */
   given: Schema.String,

@@ -458,4 +458,23 @@ describe("contextPrepareStep, direct calls", () => {
     assert.strictEqual(single.lastFit!.instructionTokens, cost([system[0]]))
     assert.strictEqual(single.lastFit!.stepNumber, 0)
   })
+
+  it("a counter that throws falls back to the approximate count and says so; a step without messages is refused", async () => {
+    const throwing = {
+      id: "broken",
+      count: (): number => {
+        throw new Error("vocabulary missing")
+      }
+    }
+    const prepareStep = contextPrepareStep({ budget: 1_000, counter: throwing })
+    const step = await prepareStep({ stepNumber: 0, instructions: INSTRUCTIONS, messages: [...history] })
+    assert.isAtMost(cost(step.messages) + cost([{ role: "system", content: INSTRUCTIONS }]), 1_000)
+    assert.isTrue(prepareStep.lastFit!.diagnostics.some((d) => d._tag === "CounterFailed"))
+
+    for (const bad of [{ stepNumber: 0 }, { messages: "hi" }, null]) {
+      const error = await prepareStep(bad as never).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(error, InvalidAiSdkOption)
+      if (error instanceof InvalidAiSdkOption) assert.strictEqual(error.option, "messages")
+    }
+  })
 })
