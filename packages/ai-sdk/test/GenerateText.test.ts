@@ -462,6 +462,7 @@ describe("contextPrepareStep, direct calls", () => {
   it("a counter that throws falls back to the approximate count and says so; a step without messages is refused", async () => {
     const throwing = {
       id: "broken",
+      approximate: false,
       count: (): number => {
         throw new Error("vocabulary missing")
       }
