@@ -7,10 +7,12 @@
 import { approximateCounter, available, conversationCost, type Counter, makeCostCache, reserve } from "@ctxkit/budget"
 import { formats, type MessageFormat, TokenBudgetExceeded } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
+import { readSettings, setting } from "@ctxkit/core/Settings"
 import { type ContextStrategy, type FitResult, strategies } from "@ctxkit/fit"
 import type { BuiltinStrategyId } from "@ctxkit/fit/Strategies"
 import type { Instructions, ModelMessage, SystemModelMessage } from "ai"
 import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { type AiSdkDiagnostic, AiSdkOptionAdjusted } from "./Diagnostics.ts"
 import { InvalidAiSdkOption } from "./Errors.ts"
 
@@ -191,7 +193,7 @@ const STRATEGY_ACCEPTED = "\"truncate\", \"summarize\", \"manual\", \"vector-rec
 // `ModelMessage`s are AI SDK messages; the lens's message type is their structural reading.
 const format = formats.aiSdk as MessageFormat<unknown> as MessageFormat<ModelMessage>
 
-const isTokens = (value: unknown): value is number => Predicate.isNumber(value) && Number.isFinite(value) && value > 0
+const isTokens = (value: unknown): value is number => Predicate.isNumber(value) && Number.isFinite(value) && value >= 1
 
 const isCounter = (value: unknown): value is Counter =>
   Predicate.isFunction(value) ||
@@ -206,6 +208,38 @@ const isStrategy = (value: unknown): value is ContextStrategy =>
 const isStrategyId = (value: unknown): value is BuiltinStrategyId =>
   Predicate.isString(value) && (STRATEGY_IDS as ReadonlyArray<string>).includes(value)
 
+const isStrategyOption = (value: unknown): value is BuiltinStrategyId | ContextStrategy =>
+  isStrategyId(value) || isStrategy(value)
+
+const isOnFit = (value: unknown): value is ((fit: StepFit) => void) | undefined =>
+  value === undefined || Predicate.isFunction(value)
+
+const isMaxTokens = (value: unknown): value is number | undefined => value === undefined || isTokens(value)
+
+/** The options that have a documented default, read with the project's one options reader. */
+const SETTINGS = {
+  counter: setting(Schema.declare(isCounter), {
+    accepted: "a TokenCounter, a MessageCounter or a (text) => number function",
+    default: approximateCounter
+  }),
+  strategy: setting(Schema.declare(isStrategyOption), { accepted: STRATEGY_ACCEPTED, default: "truncate" }),
+  maxTokens: setting(Schema.declare(isMaxTokens), {
+    accepted: "a finite number of tokens ≥ 1 (or leave it out for a quarter of the window)",
+    default: undefined
+  }),
+  onFit: setting(Schema.declare(isOnFit), {
+    accepted: "a function called with each step's fit (or leave it out)",
+    default: undefined
+  })
+}
+
+/** The value used instead of a refused one, as text: a counter by its id, a strategy by its id, none. */
+const describeUsed = (used: unknown): string => {
+  if (used === undefined) return "the default"
+  if (Predicate.hasProperty(used, "id") && Predicate.isString(used.id)) return used.id
+  return Predicate.isString(used) ? used : describeValue(used)
+}
+
 interface Limits {
   readonly budget: number
   readonly maxOutputTokens: number | undefined
@@ -214,7 +248,7 @@ interface Limits {
 /** The budget and reply reserve, or the refusal when neither `budget` nor `window` can be used. */
 const readLimits = (
   options: Readonly<Record<string, unknown>>,
-  adjusted: Array<AiSdkOptionAdjusted>
+  maxTokensGiven: number | undefined
 ): Limits | InvalidAiSdkOption => {
   const budget = options["budget"]
   const window = options["window"]
@@ -242,19 +276,7 @@ const readLimits = (
       allowed: `the model's context window, a finite number of tokens from 1 to ${MAX_WINDOW}`
     })
   }
-  const given = options["maxTokens"]
-  let maxTokens: number | undefined
-  if (given !== undefined && !isTokens(given)) {
-    maxTokens = undefined
-    adjusted.push(
-      new AiSdkOptionAdjusted({
-        option: "maxTokens",
-        given: describeValue(given),
-        accepted: "a finite number of tokens > 0 (or leave it out for a quarter of the window)",
-        used: String(reserve(window))
-      })
-    )
-  } else maxTokens = given
+  const maxTokens = maxTokensGiven
   return { budget: available(window, maxTokens), maxOutputTokens: reserve(window, maxTokens) }
 }
 
@@ -329,52 +351,28 @@ const instructionMessages = (
 export const contextPrepareStep = (options: ContextPrepareStepOptions): ContextPrepareStep => {
   const given: Readonly<Record<string, unknown>> = Predicate.isObject(options) ? options : {}
   const adjusted: Array<AiSdkOptionAdjusted> = []
-  const limits = readLimits(given, adjusted)
 
-  const counterGiven = given["counter"]
-  let counter: Counter = approximateCounter
-  if (counterGiven !== undefined) {
-    if (isCounter(counterGiven)) counter = counterGiven
-    else {
-      adjusted.push(
-        new AiSdkOptionAdjusted({
-          option: "counter",
-          given: describeValue(counterGiven),
-          accepted: "a TokenCounter, a MessageCounter or a (text) => number function",
-          used: approximateCounter.id
-        })
-      )
-    }
-  }
-
-  const strategyGiven = given["strategy"]
-  let strategy: ContextStrategy = strategies.truncate
-  if (isStrategyId(strategyGiven)) strategy = strategies[strategyGiven]
-  else if (isStrategy(strategyGiven)) strategy = strategyGiven
-  else if (strategyGiven !== undefined) {
+  const read = readSettings(SETTINGS, given)
+  for (const adjustment of read.adjusted) {
     adjusted.push(
       new AiSdkOptionAdjusted({
-        option: "strategy",
-        given: describeValue(strategyGiven),
-        accepted: STRATEGY_ACCEPTED,
-        used: "truncate"
+        option: adjustment.option as AiSdkOptionAdjusted["option"],
+        given: describeValue(adjustment.given),
+        accepted: adjustment.accepted,
+        used: describeUsed(adjustment.used)
       })
     )
   }
-
+  const counter: Counter = read.settings.counter
+  const chosen = read.settings.strategy
+  const strategy: ContextStrategy = Predicate.isString(chosen) ? strategies[chosen] : chosen
   const builtin = (Object.values(strategies) as ReadonlyArray<ContextStrategy>).includes(strategy)
-
-  const onFitGiven = given["onFit"]
-  const onFit = Predicate.isFunction(onFitGiven) ? onFitGiven as (fit: StepFit) => void : undefined
-  if (onFitGiven !== undefined && onFit === undefined) {
-    adjusted.push(
-      new AiSdkOptionAdjusted({
-        option: "onFit",
-        given: describeValue(onFitGiven),
-        accepted: "a function called with each step's fit (or leave it out)",
-        used: "none"
-      })
-    )
+  const onFit = read.settings.onFit
+  // A bad maxTokens is reported only with a window, where it is used.
+  const limits = readLimits(given, read.settings.maxTokens)
+  if (given["window"] === undefined) {
+    const at = adjusted.findIndex((d) => d.option === "maxTokens")
+    if (at >= 0) adjusted.splice(at, 1)
   }
 
   const cache = makeCostCache()

@@ -293,8 +293,8 @@ describe("contextPrepareStep through generateText (ai 7, MockLanguageModelV4)", 
     await generateText({ model, messages: [...history], prepareStep })
     const fit = prepareStep.lastFit!
     const adjusted = fit.diagnostics.filter((d) => d instanceof AiSdkOptionAdjusted)
-    assert.deepStrictEqual(adjusted.map((d) => d.option), ["maxTokens", "counter", "strategy", "onFit"])
-    assert.include(adjusted[2]!.message, "Option strategy = \"shift\" cannot be used; used truncate instead.")
+    assert.deepStrictEqual(adjusted.map((d) => d.option), ["counter", "strategy", "maxTokens", "onFit"])
+    assert.include(adjusted[1]!.message, "Option strategy = \"shift\" cannot be used; used truncate instead.")
     // The defaults were used: a quarter of the window is the reply reserve, the approximate counter counted.
     assert.strictEqual(model.doGenerateCalls[0]!.maxOutputTokens, 2_048)
     assert.strictEqual(fit.budget, 8_192 - 2_048)
