@@ -92,7 +92,7 @@ export interface CompactOptions<M> {
  *
  * @example
  * ```ts
- * import type { Compacted } from "@ctxkit/compaction"
+ * import type { Compacted } from "@ctxkit/compaction/Compact"
  *
  * const describe = (outcome: Compacted<unknown>) =>
  *   `${outcome.replaced.length} messages → 1 checkpoint (${outcome.before} → ${outcome.after} tokens)`

@@ -519,7 +519,7 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
  *
  * @example
  * ```ts
- * import { decodeContextPolicy } from "@ctxkit/compaction"
+ * import { decodeContextPolicy } from "@ctxkit/compaction/ContextPolicy"
  * import * as Result from "effect/Result"
  *
  * Result.getOrThrow(decodeContextPolicy({ clearAt: 0.5 }))

@@ -26,18 +26,8 @@ export type { EffectAiMessage } from "./formats/EffectAi.ts"
 export type { LangChainMessage } from "./formats/LangChain.ts"
 export type { OpenAiChatMessage } from "./formats/OpenAiChat.ts"
 export type { OpenAiResponsesItem } from "./formats/OpenAiResponses.ts"
-export { checkpointHeader, isSummaryText } from "./internal/summaryText.ts"
-export { Conversation, Message } from "./Message.ts"
-export {
-  type AttachmentInfo,
-  type FormatInput,
-  isMessageFormat,
-  makeFormat,
-  type MessageFormat,
-  type Role,
-  type ToolCallInfo,
-  type ToolResultInfo
-} from "./MessageFormat.ts"
+export { Message } from "./Message.ts"
+export { type FormatInput, isMessageFormat, makeFormat, type MessageFormat, type Role } from "./MessageFormat.ts"
 export {
   ApprovalDropped,
   CallDropped,
@@ -45,7 +35,6 @@ export {
   MessageDropped,
   OrphanDropped,
   repairPairs,
-  type RepairResult,
   UNKNOWN_OUTCOME_TEXT
 } from "./RepairPairs.ts"
 export {

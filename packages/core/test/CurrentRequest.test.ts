@@ -1,5 +1,6 @@
-import { checkpointHeader, formats, type OpenAiChatMessage } from "@ctxkit/core"
+import { formats, type OpenAiChatMessage } from "@ctxkit/core"
 import { currentRequest } from "@ctxkit/core/CurrentRequest"
+import { checkpointHeader } from "@ctxkit/core/InsertedText"
 import { assert, describe, it } from "@effect/vitest"
 
 const chat = formats.openaiChat

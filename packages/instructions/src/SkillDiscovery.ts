@@ -136,7 +136,7 @@ export interface Skill {
  *
  * @example
  * ```ts
- * import type { SkillDiscovery } from "@ctxkit/instructions"
+ * import type { SkillDiscovery } from "@ctxkit/instructions/SkillDiscovery"
  * ```
  *
  * @category models

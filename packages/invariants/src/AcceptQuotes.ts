@@ -72,7 +72,8 @@ export class QuoteRejected extends Schema.TaggedClass<QuoteRejected>("@ctxkit/in
  *
  * @example
  * ```ts
- * import { acceptQuotes, type QuoteAcceptance } from "@ctxkit/invariants"
+ * import { acceptQuotes } from "@ctxkit/invariants"
+ * import type { QuoteAcceptance } from "@ctxkit/invariants/AcceptQuotes"
  *
  * const result: QuoteAcceptance = acceptQuotes([{ role: "user", content: "Use tabs, not spaces." }], ["Use tabs"])
  * result.instructions // ["Use tabs"]
@@ -99,7 +100,7 @@ export interface QuoteAcceptance {
  * @example
  * ```ts
  * import { formats } from "@ctxkit/core"
- * import type { AcceptQuotesOptions } from "@ctxkit/invariants"
+ * import type { AcceptQuotesOptions } from "@ctxkit/invariants/AcceptQuotes"
  *
  * const options: AcceptQuotesOptions<unknown> = { instructions: ["Use tabs"], format: formats.auto }
  * ```

@@ -66,7 +66,8 @@ export interface InvariantCounts {
  *
  * @example
  * ```ts
- * import { buildInvariants, type InvariantsBlock } from "@ctxkit/invariants"
+ * import { buildInvariants } from "@ctxkit/invariants"
+ * import type { InvariantsBlock } from "@ctxkit/invariants/RenderInvariants"
  *
  * const block: InvariantsBlock = buildInvariants({ compacted: true, instructions: ["Use tabs"] })
  * block.kept.instruction // 1

@@ -181,7 +181,7 @@ export type InvariantSources = typeof InvariantSources.Type
  *
  * @example
  * ```ts
- * import type { InvariantsOptions } from "@ctxkit/invariants"
+ * import type { InvariantsOptions } from "@ctxkit/invariants/Sources"
  *
  * const options: InvariantsOptions = { maxChars: 6_000, maintainer: "Alisio" }
  * ```

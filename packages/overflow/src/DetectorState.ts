@@ -167,7 +167,7 @@ export type ResetCause = typeof ResetCause.Type
  * @example
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
- * import type { DetectorOptions } from "@ctxkit/overflow"
+ * import type { DetectorOptions } from "@ctxkit/overflow/DetectorState"
  *
  * const options: DetectorOptions = { counter: approximateCounter }
  * ```
