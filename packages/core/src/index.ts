@@ -11,6 +11,14 @@
 export { conversationMessages } from "./ConversationMessages.ts"
 export { decodeConversation } from "./DecodeConversation.ts"
 export {
+  AwaitingExecution,
+  DanglingCall,
+  NotAConversation,
+  OrphanApprovalResponse,
+  OrphanResult,
+  ReusedCallId
+} from "./Diagnostics.ts"
+export {
   CompactionFailed,
   ContextBudgetExceeded,
   ConversationIssue,
@@ -37,14 +45,5 @@ export {
   repairPairs,
   UNKNOWN_OUTCOME_TEXT
 } from "./RepairPairs.ts"
-export {
-  AwaitingExecution,
-  DanglingCall,
-  NotAConversation,
-  OrphanApprovalResponse,
-  OrphanResult,
-  ReusedCallId,
-  type ToolGroups,
-  toolGroups
-} from "./ToolGroups.ts"
+export { type ToolGroups, toolGroups } from "./ToolGroups.ts"
 export { withProtection } from "./WithProtection.ts"
