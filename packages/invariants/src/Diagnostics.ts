@@ -162,7 +162,7 @@ export class QuoteRejected extends Schema.TaggedClass<QuoteRejected>("@ctxkit/in
 }
 
 /**
- * Any diagnostic of {@link buildInvariants}.
+ * Any diagnostic of `buildInvariants`.
  *
  * @example
  * ```ts

@@ -358,7 +358,7 @@ export const buildInvariants = (sources: InvariantSources, options: InvariantsOp
  * {@link buildInvariants} for the diagnostics). Items are never cut: those that do not fit are left out and a
  * line `[N invariants omitted: context.invariants.maxChars]` says how many.
  *
- * Rebuild it for every request and send it with {@link withInvariants}; never store it in the transcript or
+ * Rebuild it for every request and send it with `withInvariants`; never store it in the transcript or
  * send it to the summarizer.
  *
  * @example
