@@ -25,20 +25,20 @@ import {
   toolCatalogCost
 } from "@ctxkit/budget"
 import {
-  type CappedResult,
   capToolResult,
   clearOldToolResults,
-  type ClearResult,
   compact,
-  type Compacted,
   type CompactionEvent,
   type ContextAction,
   decideContextAction,
   defaultContextPolicy,
   ensureWithinBudget,
-  type SummarizeFn,
-  type WithinBudget
+  type SummarizeFn
 } from "@ctxkit/compaction"
+import type { CappedResult } from "@ctxkit/compaction/CapToolResult"
+import type { ClearResult } from "@ctxkit/compaction/ClearOldToolResults"
+import type { Compacted } from "@ctxkit/compaction/Compact"
+import type { WithinBudget } from "@ctxkit/compaction/EnsureWithinBudget"
 import { formats, type OpenAiChatMessage } from "@ctxkit/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"

@@ -1,5 +1,6 @@
 import { BUDGET_TRUNCATION_MARKER, CLEARED_NOTE, CompactionEvent, defaultContextPolicy } from "@ctxkit/compaction"
-import { checkpointHeader, formats, type OpenAiChatMessage, toolGroups } from "@ctxkit/core"
+import { formats, type OpenAiChatMessage, toolGroups } from "@ctxkit/core"
+import { checkpointHeader } from "@ctxkit/core/InsertedText"
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { HARD_LIMIT_CHARS, main, MAX_TOKENS, WINDOW } from "../examples/compaction.ts"

@@ -15,7 +15,7 @@ import { isTrustedWindow } from "./Window.ts"
  *
  * @example
  * ```ts
- * import { ContextBar } from "@ctxkit/budget"
+ * import { ContextBar } from "@ctxkit/budget/ContextBar"
  *
  * new ContextBar({ used: 638, total: 4_096, percent: 16, basis: "window" })
  * ```

@@ -15,7 +15,8 @@ import { TokenTally } from "./TokenTally.ts"
  *
  * @example
  * ```ts
- * import { estimateTokens, type TokenEstimate } from "@ctxkit/budget"
+ * import { estimateTokens } from "@ctxkit/budget"
+ * import type { TokenEstimate } from "@ctxkit/budget/EstimateTokens"
  *
  * const estimate: TokenEstimate = estimateTokens("hello world")
  * estimate.tokens // 3

@@ -37,7 +37,7 @@ const SLASH = 0x2f
  *
  * @example
  * ```ts
- * import { tokenFloor } from "@ctxkit/budget"
+ * import { tokenFloor } from "@ctxkit/budget/TokenFloor"
  *
  * tokenFloor("Find which log line explains the outage.") // 6
  * tokenFloor(" ".repeat(4_000)) // 0

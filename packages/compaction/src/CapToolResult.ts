@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import type { Counter } from "@ctxkit/budget"
-import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting, type SettingAdjustment } from "@ctxkit/core/Settings"
@@ -14,10 +13,12 @@ import { pairSafeEnd } from "@ctxkit/core/TextCut"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { type CapDiagnostic, CapLimitTooSmall, CapOptionAdjusted, CapOptionInvalid } from "./Diagnostics.ts"
 import { Tally } from "./internal/capCounting.ts"
 import { type Composed, fitWithin, lineBreaks } from "./internal/capCut.ts"
-import { formatNumber } from "./internal/capFormat.ts"
 import { optionsFirst } from "./internal/dual.ts"
+
+export { type CapDiagnostic, CapLimitTooSmall, CapOptionAdjusted, CapOptionInvalid } from "./Diagnostics.ts"
 
 /**
  * Options of the token cap: the input room (`available`, from `available(window, maxTokens)` in
@@ -87,132 +88,6 @@ export const ingestCharCap: CharCapOptions = {
   marker: "\n[tool output truncated]",
   measure: "json"
 }
-
-/**
- * An argument of `capToolResult` / `capToolResults` that cannot be used and has no default (`given` is the value
- * as text): for `available`, `options` (not an options object) and `text`, nothing was capped; for `from`, every
- * message was considered. Options that have a default are replaced by it instead ({@link CapOptionAdjusted}).
- *
- * @example
- * ```ts
- * import { capToolResult } from "@ctxkit/compaction"
- *
- * const result = capToolResult("a long result", { available: Number.NaN })
- * result.capped // false
- * result.diagnostics[0]?.message // "Option available = NaN cannot be used: ..."
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class CapOptionInvalid extends Schema.TaggedClass<CapOptionInvalid>("@ctxkit/compaction/CapOptionInvalid")(
-  "CapOptionInvalid",
-  {
-    /** Which argument: `available`, `options`, `text` or `from`. */
-    option: Schema.String,
-    /** The value given, as text. */
-    given: Schema.String
-  }
-) {
-  /** What happened and what to do about it. */
-  get message(): string {
-    const rule = RULES[this.option] ?? "a usable value"
-    const outcome = this.option === "from" ? "every message was considered" : "nothing was capped"
-    return `Option ${this.option} = ${this.given} cannot be used: it must be ${rule}; ${outcome}.`
-  }
-}
-
-const RULES: Readonly<Record<string, string>> = {
-  available: "a finite number of tokens greater than 0 (available(window, maxTokens) from @ctxkit/budget)",
-  options: "token options ({ available }) or character options ({ overChars, keepChars, marker })",
-  text: "a string",
-  from: "a message index, 0 or more"
-}
-
-/**
- * A cap option that cannot be used as given was replaced by its default (`given` and `used` as text): the cap
- * still ran, with the value `used`.
- *
- * @example
- * ```ts
- * import { capToolResult } from "@ctxkit/compaction"
- *
- * const result = capToolResult("x".repeat(20_000), { available: 3_072, share: 1.5 })
- * result.capped // true: capped with the default share 0.2
- * result.diagnostics[0]?.message
- * // "Option share = 1.5 cannot be used; used 0.2 instead. Set it to a fraction greater than 0 and at most 1."
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class CapOptionAdjusted
-  extends Schema.TaggedClass<CapOptionAdjusted>("@ctxkit/compaction/CapOptionAdjusted")("CapOptionAdjusted", {
-    /** Which option: `share`, `maxToolResultTokens`, `overChars`, `keepChars`, `marker` or `measure`. */
-    option: Schema.String,
-    /** The value given, as text. */
-    given: Schema.String,
-    /** What the option accepts. */
-    accepted: Schema.String,
-    /** The value used instead, as text. */
-    used: Schema.String
-  })
-{
-  /** What happened and what to do about it. */
-  get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
-  }
-}
-
-/**
- * The token limit is too small to hold even the marker that says what was left out (`markerTokens` tokens): the
- * result was cut to the longest start that fits, with no marker (possibly empty).
- *
- * @example
- * ```ts
- * import { capToolResult } from "@ctxkit/compaction"
- *
- * const result = capToolResult("x".repeat(400), { available: 15 }) // limit floor(0.2 × 15) = 3 tokens
- * result.text // "xxxxxxxxxxxx": 12 characters, 3 tokens, no room for a marker
- * result.diagnostics[0]?._tag // "CapLimitTooSmall"
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class CapLimitTooSmall extends Schema.TaggedClass<CapLimitTooSmall>("@ctxkit/compaction/CapLimitTooSmall")(
-  "CapLimitTooSmall",
-  {
-    /** The cap, in tokens. */
-    limit: Schema.Number,
-    /** Tokens of the marker alone. */
-    markerTokens: Schema.Number
-  }
-) {
-  /** What happened and what to do about it. */
-  get message(): string {
-    return `A tool result cap of ${
-      formatNumber(this.limit, 0)
-    } tokens cannot hold even the marker that says what was left out (${
-      formatNumber(this.markerTokens, 0)
-    } tokens): the result was cut to the longest start that fits, with no marker. Raise available, share or maxToolResultTokens.`
-  }
-}
-
-/**
- * Anything `capToolResult` / `capToolResults` report instead of failing.
- *
- * @example
- * ```ts
- * import type { CapDiagnostic } from "@ctxkit/compaction/CapToolResult"
- *
- * const show = (d: CapDiagnostic) => `${d._tag}: ${d.message}`
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export type CapDiagnostic = CapOptionInvalid | CapOptionAdjusted | CapLimitTooSmall | CounterFailed
 
 /**
  * A capped (or untouched) tool result: the text to send, whether it was cut, what was left out, the figures behind

@@ -6,15 +6,17 @@
  * @since 0.1.0
  */
 import type { Counter } from "@ctxkit/budget"
-import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
 import { readSettings, setting } from "@ctxkit/core/Settings"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { type ClearDiagnostic, ClearOptionAdjusted, ClearOptionInvalid } from "./Diagnostics.ts"
 import { Tally } from "./internal/capCounting.ts"
 import { optionsFirst } from "./internal/dual.ts"
+
+export { type ClearDiagnostic, ClearOptionAdjusted, ClearOptionInvalid } from "./Diagnostics.ts"
 
 /**
  * The text that replaces a cleared tool result, exactly as the local-harness overflow guide writes it.
@@ -68,85 +70,6 @@ export interface ClearedToolResult {
   readonly tool?: string | undefined
   readonly tokens: number
 }
-
-/**
- * The options of {@link clearOldToolResults} are not an options object (`given` is the value as text): nothing
- * was cleared. A single option that cannot be used is replaced by its default instead ({@link ClearOptionAdjusted}).
- *
- * @example
- * ```ts
- * import { clearOldToolResults } from "@ctxkit/compaction"
- *
- * const result = clearOldToolResults([], 42 as never)
- * result.skipped // "invalid-options"
- * result.diagnostics[0]?.message // "Option options = 42 cannot be used: it must be an options object; nothing was cleared."
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class ClearOptionInvalid
-  extends Schema.TaggedClass<ClearOptionInvalid>("@ctxkit/compaction/ClearOptionInvalid")("ClearOptionInvalid", {
-    /** `options` (the only argument without a default). */
-    option: Schema.String,
-    /** The value given, as text. */
-    given: Schema.String
-  })
-{
-  /** What happened and what to do about it. */
-  get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used: it must be an options object; nothing was cleared.`
-  }
-}
-
-/**
- * An option of {@link clearOldToolResults} that cannot be used as given was replaced (`given` and `used` as
- * text): clearing ran with the value `used`.
- *
- * @example
- * ```ts
- * import { clearOldToolResults } from "@ctxkit/compaction"
- *
- * const result = clearOldToolResults([], { keepToolResults: -1 })
- * result.diagnostics[0]?.message
- * // "Option keepToolResults = -1 cannot be used; used 6 instead. Set it to a whole number of tool results, 0 or more."
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class ClearOptionAdjusted
-  extends Schema.TaggedClass<ClearOptionAdjusted>("@ctxkit/compaction/ClearOptionAdjusted")("ClearOptionAdjusted", {
-    /** `keepToolResults`, `clearAtLeast` or `excludeTools`. */
-    option: Schema.String,
-    /** The value given, as text. */
-    given: Schema.String,
-    /** What the option accepts. */
-    accepted: Schema.String,
-    /** The value used instead, as text. */
-    used: Schema.String
-  })
-{
-  /** What happened and what to do about it. */
-  get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
-  }
-}
-
-/**
- * Anything {@link clearOldToolResults} reports instead of failing.
- *
- * @example
- * ```ts
- * import type { ClearDiagnostic } from "@ctxkit/compaction/ClearOldToolResults"
- *
- * const show = (d: ClearDiagnostic) => `${d._tag}: ${d.message}`
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export type ClearDiagnostic = ClearOptionInvalid | ClearOptionAdjusted | CounterFailed
 
 /**
  * What {@link clearOldToolResults} did: the messages (the same array when nothing was cleared), the results

@@ -92,7 +92,7 @@ export interface CompactOptions<M> {
  *
  * @example
  * ```ts
- * import type { Compacted } from "@ctxkit/compaction"
+ * import type { Compacted } from "@ctxkit/compaction/Compact"
  *
  * const describe = (outcome: Compacted<unknown>) =>
  *   `${outcome.replaced.length} messages → 1 checkpoint (${outcome.before} → ${outcome.after} tokens)`
@@ -256,8 +256,14 @@ const run = <M>(
       ...(given.keepTurns === undefined ? {} : { keepTurns: given.keepTurns }),
       ...(given.minKeepMessages === undefined ? {} : { minKeepMessages: given.minKeepMessages })
     })
+    // An Effect operation fails on an option it cannot use rather than planning with the default.
+    const [refused] = plan.diagnostics
+    if (refused !== undefined) {
+      return yield* fail(
+        `${refused.option} must be ${refused.accepted} (got ${refused.given}): pass one, or leave it unset for ${refused.used}.`
+      )
+    }
     if (plan._tag === "NoPlan") {
-      if (plan.reason === "invalid-options") return yield* fail(plan.detail)
       yield* record({ type: "compaction_skipped", data: { reason, before, detail: plan.detail } })
       const skipped: CompactionSkippedOutcome = {
         _tag: "Skipped",

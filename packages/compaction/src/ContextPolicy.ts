@@ -13,7 +13,10 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+import { ContextPolicyAdjusted } from "./Diagnostics.ts"
 import { formatNumber } from "./internal/capFormat.ts"
+
+export { ContextPolicyAdjusted } from "./Diagnostics.ts"
 
 /**
  * The three steps' settings, all relative to `available`:
@@ -85,45 +88,6 @@ export class InvalidContextPolicy extends Schema.TaggedError<InvalidContextPolic
   /** The setting or measure at fault. */
   field: Schema.String
 }) {}
-
-/**
- * A field of the context policy given to {@link decideContextAction} could not be used, so its value in
- * {@link defaultContextPolicy} was (`given` and `used` as text; `option` is `policy` when the policy is not an
- * object, then the whole default policy was used). `clearAt` above `compactAt` is reported on `clearAt`.
- *
- * @example
- * ```ts
- * import { decideContextAction, defaultContextPolicy } from "@ctxkit/compaction"
- * import * as Result from "effect/Result"
- *
- * const action = Result.getOrThrow(decideContextAction({ used: 1_000, available: 3_072 }, { ...defaultContextPolicy, clearAt: 2 }))
- * action.diagnostics?.[0]?.message
- * // "Option clearAt = 2 cannot be used; used 0.6 instead. Set it to a fraction of the available tokens greater than 0 and at most 1, at most compactAt."
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class ContextPolicyAdjusted
-  extends Schema.TaggedClass<ContextPolicyAdjusted>("@ctxkit/compaction/ContextPolicyAdjusted")(
-    "ContextPolicyAdjusted",
-    {
-      /** `maxToolResultTokens`, `clearAt`, `compactAt`, `keepToolResults` or `policy`. */
-      option: Schema.String,
-      /** The value given, as text. */
-      given: Schema.String,
-      /** What the field accepts. */
-      accepted: Schema.String,
-      /** The value used instead, as text. */
-      used: Schema.String
-    }
-  )
-{
-  /** What happened and what to do about it. */
-  get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
-  }
-}
 
 /**
  * Where the context stands before the next model call.
@@ -519,7 +483,7 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
  *
  * @example
  * ```ts
- * import { decodeContextPolicy } from "@ctxkit/compaction"
+ * import { decodeContextPolicy } from "@ctxkit/compaction/ContextPolicy"
  * import * as Result from "effect/Result"
  *
  * Result.getOrThrow(decodeContextPolicy({ clearAt: 0.5 }))

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { formats, type MessageFormat, toolGroups } from "@ctxkit/core"
+import { type TurnReading, turnStart } from "@ctxkit/core/CurrentRequest"
 import { looksTruncated, OVERFLOW_MIN_GROWTH_COMPACT, type RequestSample } from "@ctxkit/overflow"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
@@ -244,6 +245,12 @@ const groupEnds = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): Rea
 }
 
 /**
+ * The last rung's reading of a turn (core's `startsTurn`): every user message, a checkpoint and the invariants
+ * block included — the rung keeps the last user messages as the summarizer will see them.
+ */
+const ATTEMPT_TURNS: TurnReading = { checkpoints: true, invariantsBlock: true }
+
+/**
  * Where the last rung starts: the `turns`-th last user message (tool-result carriers are not user turns), moved to
  * a safe start when it falls inside a tool-call group — earlier, to the start of the groups it is inside, when
  * that still drops something; else later, past them; else the whole span.
@@ -254,17 +261,8 @@ const lastTurnsStart = <M>(
   ends: ReadonlyArray<number>,
   turns: number
 ): number => {
-  let wanted = 0
-  let seen = 0
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (format.role(messages[i] as M) !== "user") continue
-    seen++
-    if (seen === turns) {
-      wanted = i
-      break
-    }
-  }
-  if (wanted === 0) return 0
+  const wanted = turnStart(messages, format, ATTEMPT_TURNS, { turns })
+  if (wanted <= 0) return 0
   // safe[s]: every group with a member before s ends before s, so slice(s) splits no group.
   const safe: Array<boolean> = Array.from({ length: messages.length + 1 }, () => false)
   let reach = -1

@@ -7,7 +7,10 @@
  */
 import { type FormatInput, formats, type MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
+import { readSettings, setting } from "@ctxkit/core/Settings"
 import { dual } from "effect/Function"
+import * as Schema from "effect/Schema"
+import { PlanOptionAdjusted } from "./Diagnostics.ts"
 import { optionsFirst } from "./internal/dual.ts"
 import { planBoundaries } from "./internal/planBoundaries.ts"
 
@@ -18,6 +21,9 @@ import { planBoundaries } from "./internal/planBoundaries.ts"
  * - `minKeepMessages` (default 4, an integer ≥ 1): inside one long turn, the fallback cut keeps at least this
  *   many messages after it.
  * - `format` (default `formats.auto`): the lens your messages are read with.
+ *
+ * A `keepTurns` or `minKeepMessages` that cannot be used is replaced by its default and reported with a
+ * {@link PlanOptionAdjusted} in the result's `diagnostics`; the plan is still made.
  *
  * @category models
  * @since 0.1.0
@@ -69,12 +75,15 @@ export interface CompactionPlan<M> {
   readonly turnStarts: ReadonlyArray<number>
   /** True when the cut is the fallback: the last safe boundary inside a long turn. */
   readonly midTurn: boolean
+  /** The options replaced by their defaults (empty when every option was used as given). */
+  readonly diagnostics: ReadonlyArray<PlanOptionAdjusted>
 }
 
 /**
  * Why there is no plan: `open-call` (a call has no result yet: `openCalls` lists them; recover first),
  * `nothing-to-summarize` (fewer than two messages could be summarized: the conversation is a single long turn
- * or too short) or `invalid-options`. `detail` says it in words, with the fix.
+ * or too short). `detail` says it in words, with the fix; `diagnostics` lists the options replaced by their
+ * defaults, as on a plan.
  *
  * @example
  * ```ts
@@ -90,22 +99,24 @@ export interface CompactionPlan<M> {
  */
 export interface NoPlan {
   readonly _tag: "NoPlan"
-  readonly reason: "open-call" | "nothing-to-summarize" | "invalid-options"
+  readonly reason: "open-call" | "nothing-to-summarize"
   readonly detail: string
   /** The unanswered call ids, in the order they were issued (empty unless `reason` is `open-call`). */
   readonly openCalls: ReadonlyArray<string>
+  /** The options replaced by their defaults (empty when every option was used as given). */
+  readonly diagnostics: ReadonlyArray<PlanOptionAdjusted>
 }
 
-const DEFAULT_KEEP_TURNS = 2
-const MAX_KEEP_TURNS = 20
-const DEFAULT_MIN_KEEP_MESSAGES = 4
-
-const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArray<string> = []): NoPlan => ({
-  _tag: "NoPlan",
-  reason,
-  detail,
-  openCalls
-})
+const planFields = {
+  keepTurns: setting(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 20 })), {
+    accepted: "an integer from 0 to 20",
+    default: 2
+  }),
+  minKeepMessages: setting(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), {
+    accepted: "an integer of at least 1",
+    default: 4
+  })
+}
 
 /**
  * Plans a compaction of `history`: the index where the older part (summarized) ends and the recent part
@@ -130,8 +141,8 @@ const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArr
  * pinned messages) are not summarized but retained before the checkpoint (`retained`), so the test counts
  * the summarized messages that are not retained. Without protected messages the two are the same.
  *
- * Linear in the history (`toolGroups` once, then one pass); never throws (invalid options → `invalid-options`
- * with the fix); pure: `summarized ++ kept` is the input with the same objects.
+ * Linear in the history (`toolGroups` once, then one pass); never throws (an option that cannot be used → its
+ * default, with a {@link PlanOptionAdjusted}); pure: `summarized ++ kept` is the input with the same objects.
  *
  * With a `format`, the messages come back typed as the caller's own (LangChain `BaseMessage`s, AI SDK
  * `ModelMessage`s, `effect/ai` `Prompt` messages, interfaces of the wire shape), not as the lens's type.
@@ -177,24 +188,23 @@ export const planCompaction: {
 ): CompactionPlan<M> | NoPlan => {
   // `null` or a non-object from untyped callers reads as "no options".
   const options: PlanOptions<M> = typeof given === "object" && given !== null ? given : {}
-  const keepTurns = options.keepTurns ?? DEFAULT_KEEP_TURNS
-  if (!Number.isInteger(keepTurns) || keepTurns < 0 || keepTurns > MAX_KEEP_TURNS) {
-    return noPlan(
-      "invalid-options",
-      `keepTurns must be an integer from 0 to ${MAX_KEEP_TURNS} (got ${
-        describeValue(keepTurns)
-      }): pass the number of recent turns to keep verbatim, or leave it unset for ${DEFAULT_KEEP_TURNS}.`
-    )
-  }
-  const minKeep = options.minKeepMessages ?? DEFAULT_MIN_KEEP_MESSAGES
-  if (!Number.isInteger(minKeep) || minKeep < 1) {
-    return noPlan(
-      "invalid-options",
-      `minKeepMessages must be an integer of at least 1 (got ${
-        describeValue(minKeep)
-      }): pass how many messages a mid-turn cut keeps, or leave it unset for ${DEFAULT_MIN_KEEP_MESSAGES}.`
-    )
-  }
+  const { adjusted, settings } = readSettings(planFields, options)
+  const { keepTurns, minKeepMessages: minKeep } = settings
+  const diagnostics = adjusted.map((a) =>
+    new PlanOptionAdjusted({
+      option: a.option,
+      given: describeValue(a.given),
+      accepted: a.accepted,
+      used: describeValue(a.used)
+    })
+  )
+  const noPlan = (reason: NoPlan["reason"], detail: string, openCalls: ReadonlyArray<string> = []): NoPlan => ({
+    _tag: "NoPlan",
+    reason,
+    detail,
+    openCalls,
+    diagnostics
+  })
   const format = options.format ?? (formats.auto as unknown as MessageFormat<M>)
   const messages: ReadonlyArray<M> = Array.isArray(history) ? history : []
   const n = messages.length
@@ -256,7 +266,8 @@ export const planCompaction: {
     kept: messages.slice(cut),
     retained,
     turnStarts,
-    midTurn
+    midTurn,
+    diagnostics
   }
 })
 

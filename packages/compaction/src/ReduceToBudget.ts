@@ -83,7 +83,8 @@ export interface ReduceOptions<M> {
  *
  * @example
  * ```ts
- * import { reduceToBudget, type Reduction } from "@ctxkit/compaction"
+ * import { reduceToBudget } from "@ctxkit/compaction"
+ * import type { Reduction } from "@ctxkit/compaction/ReduceToBudget"
  *
  * const reduction: Reduction<unknown> = reduceToBudget([{ role: "user", content: "hi" }], 4_000)
  * reduction.truncated // 0

@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { type AttachmentInfo, formats, type MessageFormat } from "@ctxkit/core"
+import { formats, type MessageFormat } from "@ctxkit/core"
+import type { AttachmentInfo } from "@ctxkit/core/MessageFormat"
 import { dual } from "effect/Function"
 import { optionsFirst } from "./internal/dual.ts"
 import { charLimit, clipItem } from "./internal/serializeText.ts"

@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import { checkpointHeader, formats, type MessageFormat } from "@ctxkit/core"
+import { formats, type MessageFormat } from "@ctxkit/core"
+import { checkpointHeader } from "@ctxkit/core/InsertedText"
 import { safeHead } from "@ctxkit/core/TextCut"
 
 /**

@@ -13,21 +13,14 @@
  */
 
 // Step 1 and 2: cap each tool result, clear old ones.
-export { type CappedResult, capToolResult, capToolResults, ingestCharCap } from "./CapToolResult.ts"
-export { CLEARED_NOTE, clearOldToolResults, type ClearResult } from "./ClearOldToolResults.ts"
+export { capToolResult, capToolResults, ingestCharCap } from "./CapToolResult.ts"
+export { CLEARED_NOTE, clearOldToolResults } from "./ClearOldToolResults.ts"
 // The decision before each model call.
-export {
-  ContextAction,
-  type ContextPolicy,
-  decideContextAction,
-  decodeContextPolicy,
-  defaultContextPolicy,
-  InvalidContextPolicy
-} from "./ContextPolicy.ts"
+export { ContextAction, type ContextPolicy, decideContextAction, defaultContextPolicy } from "./ContextPolicy.ts"
 // Step 3: compact.
-export { Checkpoint, parseCheckpoint, type ParsedCheckpoint, renderCheckpoint } from "./Checkpoint.ts"
+export { Checkpoint, parseCheckpoint, renderCheckpoint } from "./Checkpoint.ts"
 export { checkpointInstructions } from "./CheckpointInstructions.ts"
-export { compact, type Compacted, type CompactionOutcome } from "./Compact.ts"
+export { compact, type CompactionOutcome } from "./Compact.ts"
 export { applyCompaction, type CompactionPlan, type NoPlan, planCompaction } from "./PlanCompaction.ts"
 export type { CompactionPlugin } from "./PluginHooks.ts"
 export { compactionPresets } from "./Presets.ts"
@@ -36,8 +29,8 @@ export { serializeForSummary } from "./SerializeForSummary.ts"
 export { type SummarizeFn, Summarizer, SummarizerError, type SummaryReply, type SummaryRequest } from "./Summarizer.ts"
 export { summaryMessage } from "./SummaryMessage.ts"
 // After compaction: the hard limit and the oversized tail.
-export { ensureWithinBudget, type WithinBudget } from "./EnsureWithinBudget.ts"
-export { BUDGET_TRUNCATION_MARKER, reduceToBudget, type Reduction } from "./ReduceToBudget.ts"
+export { ensureWithinBudget } from "./EnsureWithinBudget.ts"
+export { BUDGET_TRUNCATION_MARKER, reduceToBudget } from "./ReduceToBudget.ts"
 // Events.
 export {
   CompactionCompleted,

@@ -1,6 +1,7 @@
 import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
 import { o200kCounter } from "@ctxkit/budget/o200k"
-import { type CappedResult, capToolResult, capToolResults, ingestCharCap } from "@ctxkit/compaction"
+import { capToolResult, capToolResults, ingestCharCap } from "@ctxkit/compaction"
+import type { CappedResult } from "@ctxkit/compaction/CapToolResult"
 import type { MessageFormat } from "@ctxkit/core"
 import { conversation, deepFreeze, formatNames, formatOf, text as textArbitrary } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"

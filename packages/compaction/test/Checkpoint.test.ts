@@ -1,5 +1,6 @@
 import { Checkpoint, parseCheckpoint, renderCheckpoint, summaryMessage } from "@ctxkit/compaction"
-import { checkpointHeader, formats, type Message, type MessageFormat } from "@ctxkit/core"
+import { formats, type Message, type MessageFormat } from "@ctxkit/core"
+import { checkpointHeader } from "@ctxkit/core/InsertedText"
 import { deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"

@@ -1,12 +1,6 @@
 import { available } from "@ctxkit/budget"
-import {
-  ContextAction,
-  type ContextPolicy,
-  decideContextAction,
-  decodeContextPolicy,
-  defaultContextPolicy,
-  InvalidContextPolicy
-} from "@ctxkit/compaction"
+import { ContextAction, type ContextPolicy, decideContextAction, defaultContextPolicy } from "@ctxkit/compaction"
+import { decodeContextPolicy, InvalidContextPolicy } from "@ctxkit/compaction/ContextPolicy"
 import type { ContextState } from "@ctxkit/compaction/ContextPolicy"
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"

@@ -8,7 +8,6 @@ import { deepFreeze, planViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
-import type { PlanOptions } from "../src/PlanCompaction.ts"
 
 const user = (content: string, extra: Partial<Message> = {}): Message =>
   ({ role: "user", content, ...extra }) as Message
@@ -342,35 +341,71 @@ describe("planCompaction: retained protected messages", () => {
   })
 })
 
-describe("planCompaction: invalid options", () => {
-  const invalid = (options: PlanOptions<Message>): NoPlan => noPlanOf(planCompaction(threeTurns, options))
+describe("planCompaction: an option it cannot use is replaced by its default and reported", () => {
+  // The plan a bad value gets is the plan of the documented default, with one PlanOptionAdjusted naming it.
+  const withDefaults = planOf(planCompaction(threeTurns, { format: formats.canonical }))
 
-  it("keepTurns must be an integer from 0 to 20", () => {
-    for (const keepTurns of [-1, 21, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      const outcome = invalid({ keepTurns })
-      assert.strictEqual(outcome.reason, "invalid-options")
-      assert.strictEqual(
-        outcome.detail,
-        `keepTurns must be an integer from 0 to 20 (got ${keepTurns}): pass the number of recent turns to keep verbatim, or leave it unset for 2.`
-      )
+  it("keepTurns outside the integers 0 to 20: the cut of keepTurns 2, and a diagnostic", () => {
+    for (const keepTurns of [-1, 21, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "2" as never]) {
+      const plan = planOf(planCompaction(threeTurns, { format: formats.canonical, keepTurns }))
+      assert.strictEqual(plan.cut, withDefaults.cut)
+      assert.deepStrictEqual(plan.kept, withDefaults.kept)
+      assert.strictEqual(plan.diagnostics.length, 1)
+      const [diagnostic] = plan.diagnostics
+      assert.strictEqual(diagnostic?._tag, "PlanOptionAdjusted")
+      assert.strictEqual(diagnostic?.option, "keepTurns")
+      assert.strictEqual(diagnostic?.used, "2")
     }
-    assert.include(invalid({ keepTurns: "2" as never }).detail, "(got \"2\")")
+    assert.strictEqual(
+      planOf(planCompaction(threeTurns, { keepTurns: -1 })).diagnostics[0]?.message,
+      "Option keepTurns = -1 cannot be used; used 2 instead. Set it to an integer from 0 to 20."
+    )
+    assert.strictEqual(
+      planOf(planCompaction(threeTurns, { keepTurns: "2" as never })).diagnostics[0]?.given,
+      "\"2\""
+    )
   })
 
-  it("minKeepMessages must be an integer of at least 1", () => {
+  it("minKeepMessages below 1 or not an integer: the default 4, and a diagnostic", () => {
+    // One long turn, so the mid-turn fallback (where minKeepMessages decides) makes the cut.
+    const longTurn = deepFreeze([user("go"), ...Array.from({ length: 8 }, (_, i) => say(`step ${i}`))])
+    const four = planOf(planCompaction(longTurn, { format: formats.canonical }))
     for (const minKeepMessages of [0, -3, 2.5, Number.NaN]) {
-      const outcome = invalid({ minKeepMessages })
-      assert.strictEqual(outcome.reason, "invalid-options")
-      assert.strictEqual(
-        outcome.detail,
-        `minKeepMessages must be an integer of at least 1 (got ${minKeepMessages}): pass how many messages a mid-turn cut keeps, or leave it unset for 4.`
-      )
+      const plan = planOf(planCompaction(longTurn, { format: formats.canonical, minKeepMessages }))
+      assert.strictEqual(plan.cut, four.cut)
+      assert.isTrue(plan.midTurn)
+      assert.deepStrictEqual(plan.diagnostics.map((d) => [d.option, d.used]), [["minKeepMessages", "4"]])
     }
+    assert.strictEqual(
+      planOf(planCompaction(longTurn, { minKeepMessages: 0 })).diagnostics[0]?.message,
+      "Option minKeepMessages = 0 cannot be used; used 4 instead. Set it to an integer of at least 1."
+    )
   })
 
-  it("the limits themselves are valid", () => {
-    assert.strictEqual(planCompaction(threeTurns, { keepTurns: 0, minKeepMessages: 1 })._tag, "CompactionPlan")
-    assert.strictEqual(planCompaction(threeTurns, { keepTurns: 20 })._tag, "CompactionPlan")
+  it("a no-plan carries the diagnostics too", () => {
+    const outcome = noPlanOf(planCompaction([user("hi")], { keepTurns: -1 }))
+    assert.strictEqual(outcome.reason, "nothing-to-summarize")
+    assert.deepStrictEqual(outcome.diagnostics.map((d) => d.option), ["keepTurns"])
+  })
+
+  it("the limits themselves are valid, and valid options report nothing", () => {
+    assert.deepStrictEqual(planOf(planCompaction(threeTurns, { keepTurns: 0, minKeepMessages: 1 })).diagnostics, [])
+    assert.deepStrictEqual(planOf(planCompaction(threeTurns, { keepTurns: 20 })).diagnostics, [])
+    assert.deepStrictEqual(withDefaults.diagnostics, [])
+  })
+
+  it("property: any keepTurns gives a plan equal to that of the value it reports using", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -5, max: 25 }), fc.double(), fc.constant(Number.NaN)), (keepTurns) => {
+        const plan = planCompaction(threeTurns, { format: formats.canonical, keepTurns })
+        const used = plan.diagnostics.length === 0 ? keepTurns : Number(plan.diagnostics[0]?.used)
+        assert.isTrue(Number.isInteger(used) && used >= 0 && used <= 20)
+        const again = planCompaction(threeTurns, { format: formats.canonical, keepTurns: used })
+        assert.deepStrictEqual(again.diagnostics, [])
+        assert.deepStrictEqual({ ...plan, diagnostics: [] }, again)
+      }),
+      { numRuns: runs.some }
+    )
   })
 })
 

@@ -3,7 +3,8 @@
  * reports named, and every kind of failure (fail, throw, die, time out, bad answer) reported with
  * `continued: true` while the others still run. Timeouts use the TestClock: no real sleeps.
  */
-import type { CompactionPlugin, ParsedCheckpoint } from "@ctxkit/compaction"
+import type { CompactionPlugin } from "@ctxkit/compaction"
+import type { ParsedCheckpoint } from "@ctxkit/compaction/Checkpoint"
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -394,7 +394,7 @@ export type Message = typeof Message.Type
  *
  * @example
  * ```ts
- * import { Conversation } from "@ctxkit/core"
+ * import { Conversation } from "@ctxkit/core/Message"
  * import * as Schema from "effect/Schema"
  *
  * Schema.is(Conversation)([{ role: "user", content: "hi" }]) // true

@@ -30,7 +30,7 @@ export type Role = "system" | "user" | "assistant" | "tool"
  *
  * @example
  * ```ts
- * import type { ToolCallInfo } from "@ctxkit/core"
+ * import type { ToolCallInfo } from "@ctxkit/core/MessageFormat"
  *
  * const call: ToolCallInfo = { id: "call_1", name: "read_file", arguments: "{\"path\":\"a.ts\"}" }
  * ```
@@ -50,7 +50,7 @@ export interface ToolCallInfo {
  *
  * @example
  * ```ts
- * import type { ToolResultInfo } from "@ctxkit/core"
+ * import type { ToolResultInfo } from "@ctxkit/core/MessageFormat"
  *
  * const result: ToolResultInfo = { callId: "call_1", name: "read_file", isError: false, text: "export {}" }
  * ```
@@ -116,7 +116,7 @@ export type ApprovalInfo =
  *
  * @example
  * ```ts
- * import type { AttachmentInfo } from "@ctxkit/core"
+ * import type { AttachmentInfo } from "@ctxkit/core/MessageFormat"
  *
  * const shot: AttachmentInfo = { mime: "image/png", bytes: 20_480, width: 800, height: 600 }
  * ```

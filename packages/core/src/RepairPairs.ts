@@ -198,7 +198,8 @@ export type AutoRepairOptions = Omit<RepairOptions<unknown>, "format"> & { reado
  *
  * @example
  * ```ts
- * import { repairPairs, type RepairResult } from "@ctxkit/core"
+ * import { repairPairs } from "@ctxkit/core"
+ * import type { RepairResult } from "@ctxkit/core/RepairPairs"
  *
  * const result: RepairResult<unknown> = repairPairs([{ role: "user", content: "hi" }])
  * result.changes.length // 0

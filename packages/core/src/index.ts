@@ -11,6 +11,14 @@
 export { conversationMessages } from "./ConversationMessages.ts"
 export { decodeConversation } from "./DecodeConversation.ts"
 export {
+  AwaitingExecution,
+  DanglingCall,
+  NotAConversation,
+  OrphanApprovalResponse,
+  OrphanResult,
+  ReusedCallId
+} from "./Diagnostics.ts"
+export {
   CompactionFailed,
   ContextBudgetExceeded,
   ConversationIssue,
@@ -26,18 +34,8 @@ export type { EffectAiMessage } from "./formats/EffectAi.ts"
 export type { LangChainMessage } from "./formats/LangChain.ts"
 export type { OpenAiChatMessage } from "./formats/OpenAiChat.ts"
 export type { OpenAiResponsesItem } from "./formats/OpenAiResponses.ts"
-export { checkpointHeader, isSummaryText } from "./internal/summaryText.ts"
-export { Conversation, Message } from "./Message.ts"
-export {
-  type AttachmentInfo,
-  type FormatInput,
-  isMessageFormat,
-  makeFormat,
-  type MessageFormat,
-  type Role,
-  type ToolCallInfo,
-  type ToolResultInfo
-} from "./MessageFormat.ts"
+export { Message } from "./Message.ts"
+export { type FormatInput, isMessageFormat, makeFormat, type MessageFormat, type Role } from "./MessageFormat.ts"
 export {
   ApprovalDropped,
   CallDropped,
@@ -45,17 +43,7 @@ export {
   MessageDropped,
   OrphanDropped,
   repairPairs,
-  type RepairResult,
   UNKNOWN_OUTCOME_TEXT
 } from "./RepairPairs.ts"
-export {
-  AwaitingExecution,
-  DanglingCall,
-  NotAConversation,
-  OrphanApprovalResponse,
-  OrphanResult,
-  ReusedCallId,
-  type ToolGroups,
-  toolGroups
-} from "./ToolGroups.ts"
+export { type ToolGroups, toolGroups } from "./ToolGroups.ts"
 export { withProtection } from "./WithProtection.ts"

@@ -5,7 +5,6 @@
 import {
   type AiSdkMessage,
   type AnthropicMessage,
-  type AttachmentInfo,
   type EffectAiMessage,
   formats,
   type LangChainMessage,
@@ -13,6 +12,7 @@ import {
   type MessageFormat,
   type OpenAiChatMessage
 } from "@ctxkit/core"
+import type { AttachmentInfo } from "@ctxkit/core/MessageFormat"
 import { conversation, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Prompt } from "effect/ai"

@@ -234,6 +234,11 @@ export type AuditDiagnostic = typeof AuditDiagnostic.Type
  * Diagnostics are capped the same way (the first ones kept; `diagnosticsOmitted` counts the rest). `messages`,
  * the final provider messages, are kept whole: they are the request.
  *
+ * It is not the governor's `ContextReport`, though both list messages with tokens, an origin and a reason: the
+ * audit records what one fitting sent and why (a fit reason, the origin of a block in the prompt), the report
+ * classifies the stored history (a criticality reason, where a segment's content came from). docs/architecture.md
+ * ("One vocabulary") says what they share and why their schemas stay apart.
+ *
  * @example
  * ```ts
  * import { PromptContextAudit } from "@ctxkit/engine"

@@ -251,6 +251,10 @@ export type GovernorOffReport = typeof GovernorOffReport.Type
  * left out, the elisions, segment counts by criticality, the invariants the request carries (`compacted` says
  * whether the history holds a checkpoint), the usage summary, and any diagnostics.
  *
+ * Its segments are not the engine's audit blocks: a segment's `reason` says why it has its criticality and its
+ * `origin` where its content came from, while an audit block's say why one fitting sent it or left it out and how
+ * it got into the prompt (docs/architecture.md, "One vocabulary").
+ *
  * @category schemas
  * @since 0.1.0
  */

@@ -113,7 +113,8 @@ export type ElidedSearch = typeof ElidedSearch.Type
  *
  * @example
  * ```ts
- * import { type ElidedCall, elisionStub } from "@ctxkit/governor"
+ * import { elisionStub } from "@ctxkit/governor"
+ * import type { ElidedCall } from "@ctxkit/governor/ElisionStub"
  *
  * // The stub a harness would show for a search it dropped itself.
  * const dropped: ElidedCall = { kind: "search_text", pattern: "TODO" }

@@ -199,7 +199,8 @@ export type GovernorDiagnostic = GovernorSettingAdjusted | BudgetDiagnostic
  *
  * @example
  * ```ts
- * import { govern, type GovernResult } from "@ctxkit/governor"
+ * import { govern } from "@ctxkit/governor"
+ * import type { GovernResult } from "@ctxkit/governor/Govern"
  *
  * const result: GovernResult<unknown> = govern([{ role: "user", content: "hi" }])
  * result.event // undefined: the governor is off

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { ToolResultInfo } from "@ctxkit/core"
+import type { ToolResultInfo } from "@ctxkit/core/MessageFormat"
 
 /**
  * A call's arguments, parsed from the JSON text the model wrote. `{}` when that text is not a JSON object (the
@@ -165,7 +165,8 @@ export interface ShellKind {
  *
  * @example
  * ```ts
- * import type { ToolKind, ToolKinds } from "@ctxkit/governor"
+ * import type { ToolKinds } from "@ctxkit/governor"
+ * import type { ToolKind } from "@ctxkit/governor/ToolKinds"
  *
  * // One kind, shared by two tool names.
  * const poll: ToolKind = {
@@ -188,7 +189,8 @@ export type ToolKind = ReadFileKind | FileChangeKind | BgOutputKind | SearchText
  *
  * @example
  * ```ts
- * import { govern, type ToolKindRule, type ToolKinds } from "@ctxkit/governor"
+ * import { govern, type ToolKinds } from "@ctxkit/governor"
+ * import type { ToolKindRule } from "@ctxkit/governor/ToolKinds"
  *
  * // A generic `fs` tool whose `op` argument says what the call is.
  * const fs: ToolKindRule = (args) => {

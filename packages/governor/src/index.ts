@@ -9,16 +9,9 @@
 
 export { ContextGoverned } from "./ContextGoverned.ts"
 export { ContextReport, contextReport, ReportSegment } from "./ContextReport.ts"
-export { ElidedCall, ElisionReason, elisionStub } from "./ElisionStub.ts"
-export {
-  Elision,
-  govern,
-  GovernMode,
-  type GovernorAnalysis,
-  type GovernorDiagnostic,
-  type GovernResult
-} from "./Govern.ts"
-export { type ToolKind, type ToolKindRule, type ToolKinds } from "./ToolKinds.ts"
+export { elisionStub } from "./ElisionStub.ts"
+export { Elision, govern, GovernMode, type GovernorAnalysis } from "./Govern.ts"
+export { type ToolKinds } from "./ToolKinds.ts"
 export { canonicalToolKinds } from "./tools/Canonical.ts"
 export { claudeCodeToolKinds } from "./tools/ClaudeCode.ts"
 export { seedToolKinds } from "./tools/Seed.ts"

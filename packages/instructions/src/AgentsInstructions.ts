@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { describeValue } from "@ctxkit/core/Describe"
 import { readSetting, setting } from "@ctxkit/core/Settings"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
@@ -11,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { InstructionsOptionAdjusted } from "./Diagnostics.ts"
 import { InvalidInstructionsOption, type OutsideWorkspace } from "./Errors.ts"
 import { FILE_NAMES, fileInDirectory, projectNames, resolveWorkspace } from "./internal/agents.ts"
 import { capClosestFirst, clampBytes } from "./internal/cap.ts"
@@ -146,6 +148,8 @@ export interface AssembledInstructions {
   readonly omittedBytes: number
   /** The cap applied (after clamping into `MAX_BYTES_RANGE`). */
   readonly maxBytes: number
+  /** The options that could not be used as given, with the value used instead (empty when none). */
+  readonly diagnostics: ReadonlyArray<InstructionsOptionAdjusted>
 }
 
 const maxBytesSetting = setting(
@@ -153,7 +157,16 @@ const maxBytesSetting = setting(
   { accepted: `${MAX_BYTES_RANGE[0]}-${MAX_BYTES_RANGE[1]}`, default: DEFAULT_MAX_BYTES }
 )
 
-const clampMaxBytes = (maxBytes: number): number => clampBytes(maxBytes, MAX_BYTES_RANGE, DEFAULT_MAX_BYTES)
+// The pure assembly cannot fail, so a cap it cannot use is repaired (clamped into range, rounded down; the default
+// when not a finite number) and reported.
+const assembledMaxBytes = setting(
+  Schema.Int.check(Schema.isBetween({ minimum: MAX_BYTES_RANGE[0], maximum: MAX_BYTES_RANGE[1] })),
+  {
+    accepted: `an integer from ${MAX_BYTES_RANGE[0]} to ${MAX_BYTES_RANGE[1]}`,
+    default: DEFAULT_MAX_BYTES,
+    repair: (given) => clampBytes(Predicate.isNumber(given) ? given : Number.NaN, MAX_BYTES_RANGE, DEFAULT_MAX_BYTES)
+  }
+)
 
 /**
  * Assembles instruction files (farthest first: global, workspace root, …, working directory) into one text under
@@ -161,7 +174,8 @@ const clampMaxBytes = (maxBytes: number): number => clampBytes(maxBytes, MAX_BYT
  *
  * The closest files are kept whole; the first that does not fit keeps its tail and is labelled
  * `(beginning truncated)`; farther files are dropped, and a `truncationNotice` line says how many bytes were
- * omitted. `maxBytes` is clamped into 1,024–1,048,576. Pure.
+ * omitted. A `maxBytes` outside 1,024–1,048,576 is clamped into it (a fraction rounded down, the default when not a
+ * finite number) and reported with an `InstructionsOptionAdjusted` in `diagnostics`. Pure.
  *
  * @example
  * ```ts
@@ -180,7 +194,19 @@ export const assembleInstructions = (
   files: ReadonlyArray<InstructionFile>,
   options: { readonly maxBytes?: number } = {}
 ): AssembledInstructions => {
-  const maxBytes = clampMaxBytes(options.maxBytes ?? DEFAULT_MAX_BYTES)
+  const { adjustment, value: maxBytes } = readSetting(
+    "maxBytes",
+    assembledMaxBytes,
+    Predicate.isObject(options) ? options.maxBytes : undefined
+  )
+  const diagnostics = adjustment === undefined ? [] : [
+    new InstructionsOptionAdjusted({
+      option: adjustment.option,
+      given: describeValue(adjustment.given),
+      accepted: adjustment.accepted,
+      used: String(adjustment.used)
+    })
+  ]
   const { capped, omittedBytes } = capClosestFirst(files, maxBytes)
   const assembled = capped.map((c) => ({
     label: c.item.label,
@@ -203,7 +229,8 @@ export const assembleInstructions = (
     text,
     files: assembled.map(({ text: _text, ...rest }) => rest),
     omittedBytes,
-    maxBytes
+    maxBytes,
+    diagnostics
   }
 }
 

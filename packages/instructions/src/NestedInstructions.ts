@@ -98,7 +98,7 @@ export interface NestedFile {
  *
  * @example
  * ```ts
- * import type { NestedAttachment } from "@ctxkit/instructions"
+ * import type { NestedAttachment } from "@ctxkit/instructions/NestedInstructions"
  * import { emptyNestedState } from "@ctxkit/instructions"
  *
  * const nothing: NestedAttachment = { action: "none", files: [], text: "", omittedBytes: 0, state: emptyNestedState }

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { approximateCounter } from "@ctxkit/budget"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
@@ -26,7 +27,7 @@ export interface SkillCatalogEntry {
   readonly description: string
   /** Where it comes from. */
   readonly source: SkillSource
-  /** Approximate tokens of loading its body (ceil(chars / 4)). */
+  /** Approximate tokens of loading its body (`approximateCounter` from `@ctxkit/budget`: ceil(chars / 4)). */
   readonly tokens: number
 }
 
@@ -174,7 +175,7 @@ export interface LoadedSkill {
   readonly name: string
   /** The body. */
   readonly body: string
-  /** Approximate tokens of the body (ceil(chars / 4)). */
+  /** Approximate tokens of the body (`approximateCounter` from `@ctxkit/budget`: ceil(chars / 4)). */
   readonly tokens: number
 }
 
@@ -206,7 +207,7 @@ export const loadSkill: (
     const text = yield* readTextFile(fs, skill.file)
     if (Option.isNone(text)) return yield* new SkillNotFound({ name, reason: "unreadable" })
     const body = splitFrontmatter(text.value).body.replace(/^\n+/, "")
-    return { name, body, tokens: Math.ceil(body.length / 4) }
+    return { name, body, tokens: approximateCounter.count(body) }
   }
 )
 

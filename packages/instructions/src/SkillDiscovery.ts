@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { approximateCounter } from "@ctxkit/budget"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
@@ -123,7 +124,7 @@ export interface Skill {
   readonly file: string
   /** Characters of `SKILL.md`. */
   readonly chars: number
-  /** Approximate token cost of loading it: ceil(chars / 4). */
+  /** Approximate token cost of loading it: `approximateCounter` from `@ctxkit/budget` (ceil(chars / 4)). */
   readonly tokens: number
   /** False when a local override disabled it. */
   readonly enabled: boolean
@@ -136,7 +137,7 @@ export interface Skill {
  *
  * @example
  * ```ts
- * import type { SkillDiscovery } from "@ctxkit/instructions"
+ * import type { SkillDiscovery } from "@ctxkit/instructions/SkillDiscovery"
  * ```
  *
  * @category models
@@ -346,7 +347,7 @@ export const discoverSkills: (
           directory,
           file,
           chars: text.value.length,
-          tokens: Math.ceil(text.value.length / 4),
+          tokens: approximateCounter.count(text.value),
           enabled: locked || !disabled.has(name),
           locked
         }

@@ -12,7 +12,7 @@ import { byteLength } from "./internal/files.ts"
  *
  * @example
  * ```ts
- * import type { SkillDiagnostic } from "@ctxkit/instructions"
+ * import type { SkillDiagnostic } from "@ctxkit/instructions/SkillValidation"
  *
  * const d: SkillDiagnostic = { severity: "error", code: "name-leading-hyphen", message: "Skill name must not start with a hyphen." }
  * ```

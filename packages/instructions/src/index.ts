@@ -7,7 +7,6 @@
 
 export { initAgentsFile, updateAgentsTemplate } from "./AgentsInit.ts"
 export {
-  type AssembledInstructions,
   assembleInstructions,
   explainInstructions,
   type InstructionFile,
@@ -21,14 +20,8 @@ export {
   SkillResourceDenied,
   UntrustedConfigFile
 } from "./Errors.ts"
-export {
-  attachNestedInstructions,
-  emptyNestedState,
-  type NestedAttachment,
-  type NestedState,
-  planNestedAttachment
-} from "./NestedInstructions.ts"
+export { attachNestedInstructions, emptyNestedState, planNestedAttachment } from "./NestedInstructions.ts"
 export { loadSkill, searchSkills, type SkillCatalog, skillCatalog, skillResource } from "./SkillCatalog.ts"
-export { discoverSkills, type Skill, type SkillDiscovery, validateSkill } from "./SkillDiscovery.ts"
+export { discoverSkills, type Skill, validateSkill } from "./SkillDiscovery.ts"
 export { readSkillOverrides, saveSkillOverrides, setSkillEnabled } from "./SkillOverrides.ts"
-export { type SkillDiagnostic, validateSkillFile } from "./SkillValidation.ts"
+export { validateSkillFile } from "./SkillValidation.ts"

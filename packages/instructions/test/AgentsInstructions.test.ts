@@ -63,6 +63,37 @@ describe("assembleInstructions", () => {
     assert.strictEqual(assembleInstructions([], { maxBytes: 1 }).maxBytes, 1024)
     assert.strictEqual(assembleInstructions([]).text, "")
   })
+
+  it("a maxBytes it cannot use is repaired and reported, never replaced silently", () => {
+    const cases: ReadonlyArray<readonly [unknown, number, string]> = [
+      [1, 1024, "1"],
+      [5_000_000, 1_048_576, "5000000"],
+      [2048.7, 2048, "2048.7"],
+      [Number.NaN, 32_768, "NaN"],
+      [Number.POSITIVE_INFINITY, 32_768, "Infinity"],
+      ["4096", 32_768, "\"4096\""]
+    ]
+    const text = "x".repeat(3_000)
+    for (const [given, used, shown] of cases) {
+      const out = assembleInstructions([file("AGENTS.md", text)], { maxBytes: given as number })
+      assert.strictEqual(out.maxBytes, used)
+      // The cap used is the one reported: the same assembly as asking for it directly.
+      assert.strictEqual(out.text, assembleInstructions([file("AGENTS.md", text)], { maxBytes: used }).text)
+      assert.deepStrictEqual(out.diagnostics.map((d) => [d._tag, d.option, d.given, d.used]), [
+        ["InstructionsOptionAdjusted", "maxBytes", shown, String(used)]
+      ])
+    }
+    assert.strictEqual(
+      assembleInstructions([], { maxBytes: 10 }).diagnostics[0]?.message,
+      "Option maxBytes = 10 cannot be used; used 1024 instead. Set it to an integer from 1024 to 1048576."
+    )
+  })
+
+  it("a usable maxBytes, or none, reports nothing", () => {
+    for (const maxBytes of [1024, 32_768, 1_048_576, undefined]) {
+      assert.deepStrictEqual(assembleInstructions([], maxBytes === undefined ? {} : { maxBytes }).diagnostics, [])
+    }
+  })
 })
 
 describe("loadInstructions (real directories)", () => {

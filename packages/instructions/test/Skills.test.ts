@@ -1,3 +1,4 @@
+import { approximateCounter } from "@ctxkit/budget"
 import {
   discoverSkills,
   loadSkill,
@@ -191,9 +192,14 @@ describe("catalog, load, resource, search", () => {
       const found = yield* discoverSkills({ workspaceRoot: root, trusted: false, configPaths: ["s"] })
       const catalog = skillCatalog(found)
       assert.strictEqual(catalog.mode, "list")
+      // The approximate count is budget's, not one written here: the two cannot drift apart.
       assert.deepStrictEqual(catalog.entries.map((e) => [e.name, e.tokens]), [
-        ["git", Math.ceil(skill("git", "Commit and rebase.").length / 4)],
-        ["pdf", Math.ceil(text.length / 4)]
+        ["git", approximateCounter.count(skill("git", "Commit and rebase."))],
+        ["pdf", approximateCounter.count(text)]
+      ])
+      assert.deepStrictEqual(catalog.entries.map((e) => e.tokens), [
+        Math.ceil(skill("git", "Commit and rebase.").length / 4),
+        Math.ceil(text.length / 4)
       ])
       assert.include(catalog.text, "- pdf: Fill PDF forms.")
       assert.notInclude(catalog.text, "SECRET")
@@ -202,6 +208,7 @@ describe("catalog, load, resource, search", () => {
       assert.include(skillCatalog(found, { maxChars: 50 }).text, "skill_search")
       const loaded = yield* loadSkill(found, "pdf")
       assert.strictEqual(loaded.body, "SECRET BODY\n")
+      assert.strictEqual(loaded.tokens, approximateCounter.count(loaded.body))
       assert.strictEqual(yield* skillResource(found, "pdf", "ref/forms.md"), "form help")
       const reasons = yield* Effect.forEach(
         ["../git/SKILL.md", "/etc/passwd", "escape.txt", "nope.md"],

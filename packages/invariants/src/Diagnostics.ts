@@ -1,8 +1,8 @@
 /**
- * What {@link buildInvariants} reports instead of failing: a setting out of range and the value used instead,
- * or a part of the sources that was left out because it does not have the documented shape. The block is
- * rebuilt for every request, so a bad setting or source must never stop a request: it is corrected or left
- * out, and said so here. Every diagnostic has a stable `_tag` and a `message` that says what to do.
+ * What the invariants package reports instead of failing: from `buildInvariants`, a setting out of range and the
+ * value used instead, or a part of the sources that was left out because it does not have the documented shape;
+ * from `acceptQuotes`, each quote it did not keep. The block is rebuilt for every request, so a bad setting or
+ * source must never stop a request: it is corrected or left out, and said so here. Every diagnostic has a stable `_tag` and a `message` that says what to do.
  *
  * @since 0.1.0
  */
@@ -109,8 +109,60 @@ export class SourceIgnored extends Schema.TaggedClass<SourceIgnored>("@ctxkit/in
   }
 }
 
+const preview = (quote: string): string => JSON.stringify(quote.length > 60 ? quote.slice(0, 60) + "…" : quote)
+
+const REASONS = {
+  "not-text": () => "is not text. Ask the summarizer for the instructions as an array of strings.",
+  empty: () => "has no text. Nothing to keep.",
+  "too-long": (quote: string) =>
+    `is ${quote.length} characters, over the ${INVARIANTS_LIMITS.instructionChars}-character limit. Ask the summarizer to quote the instruction alone, exactly.`,
+  duplicate: () => "is already kept. Nothing to do.",
+  "not-found": () =>
+    "is not a literal substring of any message being summarized: the summarizer paraphrased or invented it. Ask it to copy the user's words exactly.",
+  "not-user-text": () =>
+    "appears only outside the user's own messages (tool output, a checkpoint, the invariants block, assistant or system text). Only the user's own words are kept.",
+  "list-full": () =>
+    `came after the list was full: ${INVARIANTS_LIMITS.instructions} instructions are kept, the oldest first, and new ones are rejected. Start a new session to collect others.`
+} as const
+
 /**
- * Any diagnostic of {@link buildInvariants}.
+ * One quote that was not kept, with why: `index` is its position among the quotes given, `quote` the quote
+ * itself (or a description of a value that was not a string).
+ *
+ * @example
+ * ```ts
+ * import { QuoteRejected } from "@ctxkit/invariants"
+ *
+ * new QuoteRejected({ index: 0, quote: "Always use tabs", reason: "not-found" }).message
+ * // "Quote 0 \"Always use tabs\" is not a literal substring of any message being summarized: ..."
+ * ```
+ *
+ * @category diagnostics
+ * @since 0.1.0
+ */
+export class QuoteRejected extends Schema.TaggedClass<QuoteRejected>("@ctxkit/invariants/QuoteRejected")(
+  "QuoteRejected",
+  {
+    /** Position of the quote among the quotes given. */
+    index: Schema.Number,
+    /** The quote, or a description of the value when it was not a string. */
+    quote: Schema.String,
+    /**
+     * `not-text`, `empty`, `too-long` (over 500 characters), `duplicate` (already kept), `not-found` (in no
+     * message being summarized), `not-user-text` (only in tool output, a checkpoint, the invariants block,
+     * assistant or system text), or `list-full` (20 instructions already kept).
+     */
+    reason: Schema.Literals(["not-text", "empty", "too-long", "duplicate", "not-found", "not-user-text", "list-full"])
+  }
+) {
+  /** What happened and what to do about it. */
+  get message(): string {
+    return `Quote ${this.index} ${preview(this.quote)} ${REASONS[this.reason](this.quote)}`
+  }
+}
+
+/**
+ * Any diagnostic of `buildInvariants`.
  *
  * @example
  * ```ts

@@ -66,7 +66,8 @@ export interface InvariantCounts {
  *
  * @example
  * ```ts
- * import { buildInvariants, type InvariantsBlock } from "@ctxkit/invariants"
+ * import { buildInvariants } from "@ctxkit/invariants"
+ * import type { InvariantsBlock } from "@ctxkit/invariants/RenderInvariants"
  *
  * const block: InvariantsBlock = buildInvariants({ compacted: true, instructions: ["Use tabs"] })
  * block.kept.instruction // 1
@@ -357,7 +358,7 @@ export const buildInvariants = (sources: InvariantSources, options: InvariantsOp
  * {@link buildInvariants} for the diagnostics). Items are never cut: those that do not fit are left out and a
  * line `[N invariants omitted: context.invariants.maxChars]` says how many.
  *
- * Rebuild it for every request and send it with {@link withInvariants}; never store it in the transcript or
+ * Rebuild it for every request and send it with `withInvariants`; never store it in the transcript or
  * send it to the summarizer.
  *
  * @example

@@ -127,7 +127,7 @@ export type InvariantGrants = typeof InvariantGrants.Type
 /**
  * Everything the block is built from. `compacted` says whether the session has been compacted at least
  * once (nothing is sent before that); `instructions` are the accepted user quotes, oldest first (see
- * {@link acceptQuotes}).
+ * `acceptQuotes`).
  *
  * @example
  * ```ts
@@ -175,13 +175,13 @@ export const InvariantSources = Schema.Struct({
 export type InvariantSources = typeof InvariantSources.Type
 
 /**
- * Options of {@link renderInvariants}: the block's size limit (default 4,000 characters, allowed
+ * Options of `renderInvariants`: the block's size limit (default 4,000 characters, allowed
  * 1,000–20,000; a value out of range is clamped and reported) and the name written in the block's second
  * line (default `ctxkit`).
  *
  * @example
  * ```ts
- * import type { InvariantsOptions } from "@ctxkit/invariants"
+ * import type { InvariantsOptions } from "@ctxkit/invariants/Sources"
  *
  * const options: InvariantsOptions = { maxChars: 6_000, maintainer: "Alisio" }
  * ```

@@ -13,7 +13,7 @@ import { dual } from "effect/Function"
  * @example
  * ```ts
  * import { formats } from "@ctxkit/core"
- * import type { WithInvariantsOptions } from "@ctxkit/invariants"
+ * import type { WithInvariantsOptions } from "@ctxkit/invariants/WithInvariants"
  *
  * const options: WithInvariantsOptions<unknown> = { format: formats.auto }
  * ```

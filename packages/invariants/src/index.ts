@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 
-export { acceptQuotes, type AcceptQuotesOptions, type QuoteAcceptance, QuoteRejected } from "./AcceptQuotes.ts"
+export { acceptQuotes, QuoteRejected } from "./AcceptQuotes.ts"
 export { type InvariantsDiagnostic } from "./Diagnostics.ts"
 export { INVARIANTS_POLICY } from "./Policy.ts"
-export { buildInvariants, type InvariantsBlock, renderInvariants } from "./RenderInvariants.ts"
-export { type InvariantsOptions, InvariantSources } from "./Sources.ts"
-export { withInvariants, type WithInvariantsOptions } from "./WithInvariants.ts"
+export { buildInvariants, renderInvariants } from "./RenderInvariants.ts"
+export { InvariantSources } from "./Sources.ts"
+export { withInvariants } from "./WithInvariants.ts"

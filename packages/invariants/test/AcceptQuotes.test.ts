@@ -1,5 +1,6 @@
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
-import { acceptQuotes, type QuoteAcceptance, QuoteRejected, renderInvariants, withInvariants } from "@ctxkit/invariants"
+import { acceptQuotes, QuoteRejected, renderInvariants, withInvariants } from "@ctxkit/invariants"
+import type { QuoteAcceptance } from "@ctxkit/invariants/AcceptQuotes"
 import { deepFreeze, purityViolations } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 

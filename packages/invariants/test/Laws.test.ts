@@ -1,11 +1,7 @@
 import { formats, type MessageFormat } from "@ctxkit/core"
-import {
-  acceptQuotes,
-  buildInvariants,
-  type InvariantsBlock,
-  type InvariantsOptions,
-  type InvariantSources
-} from "@ctxkit/invariants"
+import { acceptQuotes, buildInvariants, type InvariantSources } from "@ctxkit/invariants"
+import type { InvariantsBlock } from "@ctxkit/invariants/RenderInvariants"
+import type { InvariantsOptions } from "@ctxkit/invariants/Sources"
 import { deepFreeze, type FormatName, formatNames, formatOf, purityViolations, render, scenario } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"

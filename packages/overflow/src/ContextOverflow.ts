@@ -74,7 +74,7 @@ export type ContextOverflow = typeof ContextOverflow.Type
  *
  * @example
  * ```ts
- * import type { OverflowMessageOptions } from "@ctxkit/overflow"
+ * import type { OverflowMessageOptions } from "@ctxkit/overflow/ContextOverflow"
  *
  * const options: OverflowMessageOptions = { configuredWindow: 32_768, windowSetting: "--context-window" }
  * ```

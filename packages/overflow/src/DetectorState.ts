@@ -4,7 +4,6 @@
  *
  * @since 0.1.0
  */
-import type { TokenCounter } from "@ctxkit/budget"
 import * as Schema from "effect/Schema"
 import { RequestSample } from "./LooksTruncated.ts"
 import { type OverflowVerdict, RequestKind } from "./OverflowVerdict.ts"
@@ -162,12 +161,36 @@ export const ResetCause = Schema.Literals(["compaction", "clearing", "reduction"
 export type ResetCause = typeof ResetCause.Type
 
 /**
+ * What the detector needs to know of the counter its estimates come from: its `id` (stored in the state, so a
+ * state is never fed estimates of another counter) and whether it is `approximate`. Every `TokenCounter` of
+ * `@ctxkit/budget` is one; a host that only knows which tokenizer it used can pass these two fields alone.
+ *
+ * @example
+ * ```ts
+ * import { o200kCounter } from "@ctxkit/budget/o200k"
+ * import type { DetectorCounter } from "@ctxkit/overflow/DetectorState"
+ *
+ * const served: DetectorCounter = { id: "qwen3", approximate: false }
+ * const fromBudget: DetectorCounter = o200kCounter
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DetectorCounter {
+  /** The counter's id (`approximate-chars-v1`, `o200k_base`, …), as `TokenCounter.id`. */
+  readonly id: string
+  /** Whether its counts are estimates rather than the served model's own tokenization. */
+  readonly approximate: boolean
+}
+
+/**
  * Options of `OverflowDetector.initial`.
  *
  * @example
  * ```ts
  * import { approximateCounter } from "@ctxkit/budget"
- * import type { DetectorOptions } from "@ctxkit/overflow"
+ * import type { DetectorOptions } from "@ctxkit/overflow/DetectorState"
  *
  * const options: DetectorOptions = { counter: approximateCounter }
  * ```
@@ -181,7 +204,7 @@ export interface DetectorOptions {
    * `approximateCounter`. A counter that is not approximate (an exact counter for the served model) turns on the
    * exact-counter rules.
    */
-  readonly counter?: Pick<TokenCounter, "id" | "approximate"> | undefined
+  readonly counter?: DetectorCounter | undefined
 }
 
 /**

@@ -10,8 +10,8 @@
  * @since 0.1.0
  */
 
-export { ContextOverflow, contextOverflow, overflowMessage, type OverflowMessageOptions } from "./ContextOverflow.ts"
-export { type DetectorOptions, ObservedRequest, OverflowDetectorState } from "./DetectorState.ts"
+export { ContextOverflow, contextOverflow, overflowMessage } from "./ContextOverflow.ts"
+export { ObservedRequest, OverflowDetectorState } from "./DetectorState.ts"
 export {
   looksTruncated,
   OVERFLOW_GROWTH_RATIO,

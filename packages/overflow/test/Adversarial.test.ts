@@ -5,7 +5,8 @@
  * flagged, with either counter. The tutorial's own rule, `looksTruncated`, would flag some of them: that is
  * why the detector asks for more than it.
  */
-import { approximateCounter, messageCost, tokenFloor } from "@ctxkit/budget"
+import { approximateCounter, messageCost } from "@ctxkit/budget"
+import { tokenFloor } from "@ctxkit/budget/TokenFloor"
 import { formats, type MessageFormat } from "@ctxkit/core"
 import { looksTruncated, OverflowDetector } from "@ctxkit/overflow"
 import { assert, describe, it } from "@effect/vitest"

@@ -2,9 +2,10 @@
  * Law L14 (quality.md) and the detector's own invariants, as fast-check properties over arbitrary histories:
  * random samples (including bad numbers) and growing conversations that now and then plateau or collapse.
  */
-import { approximateCounter, tokenFloor } from "@ctxkit/budget"
+import { approximateCounter } from "@ctxkit/budget"
 import { cl100kCounter } from "@ctxkit/budget/cl100k"
 import { o200kCounter } from "@ctxkit/budget/o200k"
+import { tokenFloor } from "@ctxkit/budget/TokenFloor"
 import {
   contextOverflow,
   looksTruncated,

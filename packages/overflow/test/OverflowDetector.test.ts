@@ -1,4 +1,5 @@
 import { approximateCounter } from "@ctxkit/budget"
+import { o200kCounter } from "@ctxkit/budget/o200k"
 import {
   looksTruncated,
   OverflowDetector,
@@ -8,12 +9,14 @@ import {
   OverflowVerdict,
   type RequestSample
 } from "@ctxkit/overflow"
+import type { DetectorCounter, DetectorOptions } from "@ctxkit/overflow/DetectorState"
 import { deepFreeze } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { pipe } from "effect/Function"
 import * as Schema from "effect/Schema"
 
-const exactCounter = { id: "qwen3", approximate: false } as const
+// The counter option's own named type: any budget TokenCounter, or just the two fields the detector reads.
+const exactCounter: DetectorCounter = { id: "qwen3", approximate: false }
 
 const feed = (state: State, samples: ReadonlyArray<RequestSample>): State =>
   samples.reduce((s, sample) => OverflowDetector.observe(s, sample).state, state)
@@ -32,6 +35,14 @@ describe("OverflowDetector", () => {
     })
     assert.deepStrictEqual(OverflowDetector.initial({ counter: exactCounter }).exact, true)
     assert.deepStrictEqual(OverflowDetector.initial({ counter: exactCounter }).counter, "qwen3")
+  })
+
+  it("takes a budget counter as its DetectorCounter, reading only its id and whether it is approximate", () => {
+    const counter: DetectorCounter = o200kCounter
+    const options: DetectorOptions = { counter }
+    const state = OverflowDetector.initial(options)
+    assert.strictEqual(state.counter, "o200k_base")
+    assert.isTrue(state.exact)
   })
 
   it("no usage, or no estimate: undecided, no calibration, the very same state", () => {

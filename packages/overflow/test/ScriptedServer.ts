@@ -9,7 +9,8 @@
  * message. Also the driver that replays a conversation through the server and the detector, one request per
  * assistant turn, the prompt being every message before it.
  */
-import { approximateCounter, tokenFloor } from "@ctxkit/budget"
+import { approximateCounter } from "@ctxkit/budget"
+import { tokenFloor } from "@ctxkit/budget/TokenFloor"
 import type { MessageFormat, Role } from "@ctxkit/core"
 import { OverflowDetector, type OverflowDetectorState, type OverflowVerdict } from "@ctxkit/overflow"
 

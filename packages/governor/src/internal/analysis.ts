@@ -12,7 +12,7 @@
  * @internal
  */
 import type { MessageFormat } from "@ctxkit/core"
-import { isInvariantsText } from "@ctxkit/core/InsertedText"
+import { startsTurn, type TurnReading } from "@ctxkit/core/CurrentRequest"
 import type { ElidedCall, ElisionReason } from "../ElisionStub.ts"
 import type { GovernorAnalysis } from "../Govern.ts"
 import type { ToolKinds } from "../ToolKinds.ts"
@@ -95,7 +95,10 @@ interface Ledger<M> extends LedgerSettings<M> {
   readonly facts: Array<ResultFact>
   /** `assistantsUpTo[k]`: assistant messages among the first k messages (so it has one more entry). */
   readonly assistantsUpTo: Array<number>
-  /** Indexes of the normal user messages, ascending: the turn starts. */
+  /**
+   * Indexes of the messages that start a turn under {@link GOVERNOR_TURNS}, ascending: an index for the last turn
+   * start below any limit in O(log n), equal to core's `turnStart(history, format, GOVERNOR_TURNS, { before })`.
+   */
   readonly turnStarts: Array<number>
   /** The latest call for each id. */
   readonly callsById: Map<string, CallRecord>
@@ -140,13 +143,20 @@ const newLedger = <M>(settings: LedgerSettings<M>): Ledger<M> => ({
   currentFile: undefined
 })
 
+/**
+ * The governor's reading of a turn (core's `startsTurn`): neither a checkpoint nor the invariants block starts
+ * one — the block is resent with every request, so counting it would make every result part of the last turn.
+ */
+export const GOVERNOR_TURNS: TurnReading = { checkpoints: false, invariantsBlock: false }
+
 /** What kind of message it is: a checkpoint, the invariants block, or a normal user message starting a turn. */
 const messageFacts = <M>(message: M, format: MessageFormat<M>): MessageFacts => {
   const role = format.role(message)
   const summary = format.isSummary(message)
   const pinned = format.isPinned(message)
-  const invariants = role === "user" && !summary && isInvariantsText(format.text(message))
-  return { role, normalUser: role === "user" && !summary && !invariants, summary, pinned, invariants }
+  const normalUser = startsTurn(message, format, GOVERNOR_TURNS)
+  const invariants = role === "user" && !summary && !normalUser
+  return { role, normalUser, summary, pinned, invariants }
 }
 
 /** Reads one message into the ledger: the message, then its calls, then its results (in that order). */

@@ -5,7 +5,8 @@
  *
  * @internal
  */
-import type { MessageFormat, ToolResultInfo } from "@ctxkit/core"
+import type { MessageFormat } from "@ctxkit/core"
+import type { ToolResultInfo } from "@ctxkit/core/MessageFormat"
 import type { BgOutputKind, ReadFileKind } from "../ToolKinds.ts"
 import { attempt, type Resolved } from "./resolve.ts"
 import { sha256Hex, utf8Length } from "./sha256.ts"

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { ToolCallInfo } from "@ctxkit/core"
+import type { ToolCallInfo } from "@ctxkit/core/MessageFormat"
 import type {
   BgOutputKind,
   ReadFileKind,
