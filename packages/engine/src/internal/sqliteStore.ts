@@ -1,0 +1,422 @@
+/**
+ * `SessionStore.layerSqlite`: the sessions in one SQLite file, through the `SqlClient` of `./sqlite.ts`.
+ *
+ * Tables (migration 1): `ctxkit_sessions` (id, revision, format), `ctxkit_transcript` (one row per appended
+ * message, with the checkpoint that compacted it), `ctxkit_active` (the active history; a NULL message means
+ * "the message of its origin", so an untouched message is stored once), `ctxkit_checkpoints`, and `ctxkit_meta`
+ * (one row per bookkeeping field). Every row is keyed by its session: no query reads another session's rows.
+ *
+ * Each `apply` is one `BEGIN IMMEDIATE` transaction: the revision is checked under the write lock, then only
+ * what the patch changes is written (the appended rows, the active rows from `active.from`, the new
+ * checkpoints, the marks, the changed fields). A killed process leaves the last committed revision.
+ *
+ * The layer keeps the sessions it read or wrote in memory, by revision: `load` costs one indexed read when no
+ * other writer moved the session, and the whole session only when one did.
+ *
+ * @internal
+ */
+import { Calibration, UsageLedger } from "@ctxkit/budget"
+import { OverflowDetectorState } from "@ctxkit/overflow"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import { Reactivity } from "effect/reactivity"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import { SqlClient, SqlError } from "effect/sql"
+import { SessionConflict, SessionStoreError } from "../Errors.ts"
+import { PromptContextAudit } from "../PromptContextAudit.ts"
+import type { ActiveEntry, CheckpointRecord, SessionMeta, SessionPatch, SessionState } from "../SessionStore.ts"
+import { applied, patchProblem } from "./sessionPatch.ts"
+import { makeSqlite, migrate, type Migration, SchemaTooNew, SQLITE_BUSY_TIMEOUT } from "./sqlite.ts"
+
+const OptionsSchema = Schema.Struct({
+  filename: Schema.String.check(Schema.isMinLength(1)),
+  busyTimeout: Schema.optional(Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)))
+})
+
+const checkOptions = Schema.decodeUnknownExit(OptionsSchema)
+
+/** Why the store could not open its file (or was given bad options), and what to do. */
+export interface OpenProblem {
+  readonly filename: string
+  readonly reason: string
+  readonly problem: string
+}
+
+/** The schema version this ctxkit writes (the highest migration). */
+export const SESSION_SCHEMA_VERSION = 1
+
+const migrations: ReadonlyArray<Migration> = [
+  {
+    version: 1,
+    name: "sessions",
+    up: (sql) =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE ctxkit_sessions (
+          id TEXT PRIMARY KEY,
+          revision INTEGER NOT NULL,
+          format TEXT NOT NULL
+        )`
+        yield* sql`CREATE TABLE ctxkit_transcript (
+          session TEXT NOT NULL REFERENCES ctxkit_sessions (id) ON DELETE CASCADE,
+          idx INTEGER NOT NULL,
+          message TEXT NOT NULL,
+          compacted_by INTEGER,
+          PRIMARY KEY (session, idx)
+        )`
+        yield* sql`CREATE TABLE ctxkit_active (
+          session TEXT NOT NULL REFERENCES ctxkit_sessions (id) ON DELETE CASCADE,
+          idx INTEGER NOT NULL,
+          origin INTEGER NOT NULL,
+          message TEXT,
+          PRIMARY KEY (session, idx)
+        )`
+        yield* sql`CREATE TABLE ctxkit_checkpoints (
+          session TEXT NOT NULL REFERENCES ctxkit_sessions (id) ON DELETE CASCADE,
+          idx INTEGER NOT NULL,
+          message TEXT NOT NULL,
+          replaces TEXT NOT NULL,
+          reason TEXT NOT NULL,
+          structured INTEGER NOT NULL,
+          PRIMARY KEY (session, idx)
+        )`
+        yield* sql`CREATE TABLE ctxkit_meta (
+          session TEXT NOT NULL REFERENCES ctxkit_sessions (id) ON DELETE CASCADE,
+          key TEXT NOT NULL,
+          value TEXT NOT NULL,
+          PRIMARY KEY (session, key)
+        )`
+      })
+  }
+]
+
+// The fields stored as instances of a schema class are decoded back into them; the rest are plain JSON.
+const metaDecoders: Readonly<Record<string, (value: unknown) => unknown>> = {
+  detector: Schema.decodeUnknownSync(OverflowDetectorState),
+  ledger: Schema.decodeUnknownSync(UsageLedger),
+  calibration: Schema.decodeUnknownSync(Calibration),
+  lastAudit: Schema.decodeUnknownSync(PromptContextAudit)
+}
+
+/** Thrown inside `Effect.try` only: a value that JSON cannot hold. */
+class NotJson extends Error {}
+
+const toJson = (value: unknown, where: string): string => {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    throw new NotJson(`${where} cannot be stored as JSON (${error instanceof Error ? error.message : String(error)})`)
+  }
+  if (text === undefined) throw new NotJson(`${where} cannot be stored as JSON (it is ${typeof value})`)
+  return text
+}
+
+// A multi-row INSERT binds every value of its rows: chunks stay far below SQLite's 32,766 variables.
+const CHUNK = 200
+
+const chunks = <A>(rows: ReadonlyArray<A>): ReadonlyArray<readonly [A, ...Array<A>]> => {
+  const out: Array<readonly [A, ...Array<A>]> = []
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    out.push(rows.slice(i, i + CHUNK) as unknown as readonly [A, ...Array<A>])
+  }
+  return out
+}
+
+/** The message an active entry's origin names, in `state`. */
+const originMessage = (state: SessionState, origin: number): unknown =>
+  origin >= 0 ? state.transcript[origin]?.message : state.checkpoints[-origin - 1]?.message
+
+interface SessionRow {
+  readonly revision: number
+  readonly format: string
+}
+
+interface TranscriptRow {
+  readonly idx: number
+  readonly message: string
+  readonly compacted_by: number | null
+}
+
+interface ActiveRow {
+  readonly idx: number
+  readonly origin: number
+  readonly message: string | null
+}
+
+interface CheckpointRow {
+  readonly idx: number
+  readonly message: string
+  readonly replaces: string
+  readonly reason: CheckpointRecord["reason"]
+  readonly structured: number
+}
+
+interface MetaRow {
+  readonly key: string
+  readonly value: string
+}
+
+/** The store over an open file; fails with the problem and its fix when the file cannot be used. */
+export const makeSqliteStore = (
+  options: unknown
+): Effect.Effect<
+  {
+    readonly load: (session: string) => Effect.Effect<Option.Option<SessionState>, SessionStoreError>
+    readonly apply: (
+      session: string,
+      patch: SessionPatch
+    ) => Effect.Effect<SessionState, SessionStoreError | SessionConflict>
+    readonly delete: (session: string) => Effect.Effect<void, SessionStoreError>
+  },
+  OpenProblem,
+  Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const checked = checkOptions(options)
+    const given = Predicate.hasProperty(options, "filename") && Predicate.isString(options.filename)
+      ? options.filename
+      : String(Predicate.hasProperty(options, "filename") ? options.filename : undefined)
+    if (Exit.isFailure(checked)) {
+      const issue = checked.cause.reasons[0]
+      const text = issue !== undefined && issue._tag === "Fail" ? issue.error.message : "unreadable options"
+      return yield* Effect.fail<OpenProblem>({
+        filename: given,
+        reason: "InvalidOptions",
+        problem:
+          `bad options (${text}): pass { filename: "<path of the database file>" } and, optionally, busyTimeout in milliseconds (an integer ≥ 0)`
+      })
+    }
+    const filename = checked.value.filename
+    const busyTimeout = checked.value.busyTimeout ?? SQLITE_BUSY_TIMEOUT
+    const openProblem = (error: SqlError.SqlError | SchemaTooNew): OpenProblem =>
+      SqlError.isSqlError(error)
+        ? { filename, reason: error.reason._tag, problem: error.message }
+        : { filename, reason: "SchemaTooNew", problem: error.message }
+    const sql = yield* makeSqlite({ filename, busyTimeout }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.mapError(openProblem)
+    )
+    yield* migrate(migrations).pipe(
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.mapError(openProblem)
+    )
+
+    // Sessions as last read or written here, by revision: reused while the stored revision is the same.
+    const known = new Map<string, SessionState>()
+
+    const storeError = (session: string, operation: string) => (error: unknown): SessionStoreError =>
+      new SessionStoreError({
+        session,
+        operation,
+        error: error instanceof NotJson ? error.message : SqlError.isSqlError(error) ? error.message : String(error)
+      })
+
+    const revisionOf = (session: string) =>
+      Effect.map(
+        sql<SessionRow>`SELECT revision, format FROM ctxkit_sessions WHERE id = ${session}`,
+        (rows) => rows[0]
+      )
+
+    /** The whole session from its rows (inside a transaction, so every table is read at one revision). */
+    const readState = (session: string, row: SessionRow) =>
+      Effect.gen(function*() {
+        const transcriptRows = yield* sql<TranscriptRow>`
+          SELECT idx, message, compacted_by FROM ctxkit_transcript WHERE session = ${session} ORDER BY idx`
+        const checkpointRows = yield* sql<CheckpointRow>`
+          SELECT idx, message, replaces, reason, structured FROM ctxkit_checkpoints
+          WHERE session = ${session} ORDER BY idx`
+        const activeRows = yield* sql<ActiveRow>`
+          SELECT idx, origin, message FROM ctxkit_active WHERE session = ${session} ORDER BY idx`
+        const metaRows = yield* sql<MetaRow>`SELECT key, value FROM ctxkit_meta WHERE session = ${session}`
+        return yield* Effect.try({
+          try: (): SessionState => {
+            const transcript = transcriptRows.map((r, i) => {
+              if (r.idx !== i) throw new Error(`transcript row ${i} is missing`)
+              const message: unknown = JSON.parse(r.message)
+              return r.compacted_by === null ? { message } : { message, compactedBy: r.compacted_by }
+            })
+            const checkpoints = checkpointRows.map((r, i): CheckpointRecord => {
+              if (r.idx !== i) throw new Error(`checkpoint row ${i} is missing`)
+              return {
+                message: JSON.parse(r.message),
+                replaces: JSON.parse(r.replaces) as ReadonlyArray<number>,
+                reason: r.reason,
+                structured: r.structured === 1
+              }
+            })
+            const base = { transcript, checkpoints } as unknown as SessionState
+            const active = activeRows.map((r, i): ActiveEntry => {
+              if (r.idx !== i) throw new Error(`active row ${i} is missing`)
+              return {
+                message: r.message === null ? originMessage(base, r.origin) : JSON.parse(r.message),
+                origin: r.origin
+              }
+            })
+            const meta: Record<string, unknown> = {}
+            for (const r of metaRows) {
+              const value: unknown = JSON.parse(r.value)
+              const decode = metaDecoders[r.key]
+              meta[r.key] = decode === undefined ? value : decode(value)
+            }
+            return {
+              id: session,
+              revision: row.revision,
+              format: row.format,
+              transcript,
+              active,
+              checkpoints,
+              meta: meta as unknown as SessionMeta
+            }
+          },
+          catch: (error) =>
+            new SessionStoreError({
+              session,
+              operation: "load",
+              error: `${filename} holds a damaged session (${
+                error instanceof Error ? error.message : String(error)
+              }): restore the file from a backup, or delete this session`
+            })
+        })
+      })
+
+    const load = (session: string): Effect.Effect<Option.Option<SessionState>, SessionStoreError> =>
+      Effect.gen(function*() {
+        const row = yield* revisionOf(session)
+        if (row === undefined) {
+          known.delete(session)
+          return Option.none()
+        }
+        const cached = known.get(session)
+        if (cached !== undefined && cached.revision === row.revision) return Option.some(cached)
+        // Another writer moved it: read it whole, at one revision.
+        const state = yield* sql.withTransaction(Effect.gen(function*() {
+          const now = yield* revisionOf(session)
+          return now === undefined ? undefined : yield* readState(session, now)
+        }))
+        if (state === undefined) {
+          known.delete(session)
+          return Option.none()
+        }
+        known.set(session, state)
+        return Option.some(state)
+      }).pipe(
+        Effect.catchIf(SqlError.isSqlError, (error) => Effect.fail(storeError(session, "load")(error)))
+      )
+
+    const write = (session: string, current: SessionState | undefined, patch: SessionPatch, next: SessionState) =>
+      Effect.gen(function*() {
+        const encoded = yield* Effect.try({
+          try: () => {
+            const first = current?.transcript.length ?? 0
+            const append = (patch.append ?? []).map((message, i) => ({
+              session,
+              idx: first + i,
+              message: toJson(message, `append[${i}]`)
+            }))
+            const from = patch.active?.from ?? 0
+            const active = (patch.active?.entries ?? []).map((entry, i) => ({
+              session,
+              idx: from + i,
+              origin: entry.origin,
+              message: entry.message === originMessage(next, entry.origin)
+                ? null
+                : toJson(entry.message, `active.entries[${i}]`)
+            }))
+            const firstCheckpoint = current?.checkpoints.length ?? 0
+            const checkpoints = (patch.checkpoints ?? []).map((checkpoint, i) => ({
+              session,
+              idx: firstCheckpoint + i,
+              message: toJson(checkpoint.message, `checkpoints[${i}].message`),
+              replaces: toJson(checkpoint.replaces, `checkpoints[${i}].replaces`),
+              reason: checkpoint.reason,
+              structured: checkpoint.structured === true ? 1 : 0
+            }))
+            const set: Array<{ session: string; key: string; value: string }> = []
+            const unset: Array<string> = []
+            const before = current?.meta as Readonly<Record<string, unknown>> | undefined
+            for (const [key, value] of Object.entries(patch.meta ?? {})) {
+              // A field the patch repeats unchanged (the same value) is not written again.
+              if (before !== undefined && key in before && before[key] === value) continue
+              if (value === undefined) unset.push(key)
+              else set.push({ session, key, value: toJson(value, `meta.${key}`) })
+            }
+            return { append, active, checkpoints, set, unset }
+          },
+          catch: (error) => error instanceof NotJson ? error : new NotJson(String(error))
+        })
+        if (current === undefined) {
+          yield* sql`INSERT INTO ctxkit_sessions ${
+            sql.insert({ id: session, revision: next.revision, format: next.format })
+          }`
+        } else {
+          yield* sql`UPDATE ctxkit_sessions SET revision = ${next.revision} WHERE id = ${session}`
+        }
+        for (const rows of chunks(encoded.append)) yield* sql`INSERT INTO ctxkit_transcript ${sql.insert(rows)}`
+        for (const mark of patch.compacted ?? []) {
+          yield* sql`UPDATE ctxkit_transcript SET compacted_by = ${mark.checkpoint}
+            WHERE session = ${session} AND idx = ${mark.entry}`
+        }
+        if (patch.active !== undefined) {
+          yield* sql`DELETE FROM ctxkit_active WHERE session = ${session} AND idx >= ${patch.active.from}`
+          for (const rows of chunks(encoded.active)) yield* sql`INSERT INTO ctxkit_active ${sql.insert(rows)}`
+        }
+        for (const rows of chunks(encoded.checkpoints)) yield* sql`INSERT INTO ctxkit_checkpoints ${sql.insert(rows)}`
+        for (const key of encoded.unset) {
+          yield* sql`DELETE FROM ctxkit_meta WHERE session = ${session} AND key = ${key}`
+        }
+        for (const rows of chunks(encoded.set)) {
+          yield* sql`INSERT INTO ctxkit_meta ${sql.insert(rows)}
+            ON CONFLICT (session, key) DO UPDATE SET value = excluded.value`
+        }
+      })
+
+    const apply = (
+      session: string,
+      patch: SessionPatch
+    ): Effect.Effect<SessionState, SessionStoreError | SessionConflict> =>
+      sql.withTransaction(Effect.gen(function*() {
+        // Under the write lock: nobody can move the session between this check and the commit.
+        const row = yield* revisionOf(session)
+        const revision = row?.revision ?? 0
+        if (!Predicate.isObject(patch) || patch.revision !== revision) {
+          return yield* new SessionConflict({
+            session,
+            expected: Predicate.isObject(patch) && Predicate.isNumber(patch.revision) ? patch.revision : -1,
+            found: revision
+          })
+        }
+        const cached = known.get(session)
+        const current = row === undefined
+          ? undefined
+          : cached !== undefined && cached.revision === revision
+          ? cached
+          : yield* readState(session, row)
+        const problem = patchProblem(current, patch)
+        if (problem !== undefined) {
+          return yield* new SessionStoreError({ session, operation: "apply", error: problem })
+        }
+        const next = applied(session, current, patch)
+        yield* write(session, current, patch, next)
+        return next
+      })).pipe(
+        Effect.tap((next) => Effect.sync(() => void known.set(session, next))),
+        Effect.catchIf(
+          (error): error is SqlError.SqlError | NotJson => SqlError.isSqlError(error) || error instanceof NotJson,
+          (error) => Effect.fail(storeError(session, "apply")(error))
+        ),
+        // A failed transaction may have been rolled back after the cache was read: drop it, to read it again.
+        Effect.tapError(() => Effect.sync(() => void known.delete(session)))
+      )
+
+    const remove = (session: string): Effect.Effect<void, SessionStoreError> =>
+      sql.withTransaction(sql`DELETE FROM ctxkit_sessions WHERE id = ${session}`).pipe(
+        Effect.tap(() => Effect.sync(() => void known.delete(session))),
+        Effect.asVoid,
+        Effect.mapError(storeError(session, "delete"))
+      )
+
+    return { load, apply, delete: remove }
+  })
