@@ -27,7 +27,14 @@ import type * as Scope from "effect/Scope"
 import { SqlClient, SqlError } from "effect/sql"
 import { SessionConflict, SessionStoreError } from "../Errors.ts"
 import { PromptContextAudit } from "../PromptContextAudit.ts"
-import type { ActiveEntry, CheckpointRecord, SessionMeta, SessionPatch, SessionState } from "../SessionStore.ts"
+import type {
+  ActiveEntry,
+  CheckpointRecord,
+  SessionMeta,
+  SessionPatch,
+  SessionState,
+  TranscriptEntry
+} from "../SessionStore.ts"
 import { applied, patchProblem } from "./sessionPatch.ts"
 import { makeSqlite, migrate, type Migration, SchemaTooNew, SQLITE_BUSY_TIMEOUT } from "./sqlite.ts"
 
@@ -134,29 +141,17 @@ interface SessionRow {
   readonly format: string
 }
 
-interface TranscriptRow {
-  readonly idx: number
-  readonly message: string
-  readonly compacted_by: number | null
-}
-
-interface ActiveRow {
-  readonly idx: number
-  readonly origin: number
-  readonly message: string | null
-}
-
-interface CheckpointRow {
-  readonly idx: number
-  readonly message: string
-  readonly replaces: string
-  readonly reason: CheckpointRecord["reason"]
-  readonly structured: number
-}
-
-interface MetaRow {
-  readonly key: string
-  readonly value: string
+/**
+ * One row of the whole-session read: `kind` 0 the session (revision in `idx`, format in `a`), 1 a transcript
+ * row, 2 a checkpoint, 3 an active row, 4 a meta field; the other columns by kind.
+ */
+interface SessionReadRow {
+  readonly kind: number
+  readonly idx: number | null
+  readonly a: string | null
+  readonly b: string | number | null
+  readonly c: string | number | null
+  readonly d: number | null
 }
 
 /** The store over an open file; fails with the problem and its fix when the file cannot be used. */
@@ -220,51 +215,64 @@ export const makeSqliteStore = (
         (rows) => rows[0]
       )
 
-    /** The whole session from its rows (inside a transaction, so every table is read at one revision). */
-    const readState = (session: string, row: SessionRow) =>
+    /**
+     * The whole session, or undefined. One statement, so one snapshot: in WAL mode it neither waits for a
+     * writer nor sees half of another process's commit, and it takes no lock.
+     */
+    const readState = (session: string) =>
       Effect.gen(function*() {
-        const transcriptRows = yield* sql<TranscriptRow>`
-          SELECT idx, message, compacted_by FROM ctxkit_transcript WHERE session = ${session} ORDER BY idx`
-        const checkpointRows = yield* sql<CheckpointRow>`
-          SELECT idx, message, replaces, reason, structured FROM ctxkit_checkpoints
-          WHERE session = ${session} ORDER BY idx`
-        const activeRows = yield* sql<ActiveRow>`
-          SELECT idx, origin, message FROM ctxkit_active WHERE session = ${session} ORDER BY idx`
-        const metaRows = yield* sql<MetaRow>`SELECT key, value FROM ctxkit_meta WHERE session = ${session}`
+        const rows = yield* sql<SessionReadRow>`
+          SELECT 0 AS kind, revision AS idx, format AS a, NULL AS b, NULL AS c, NULL AS d
+            FROM ctxkit_sessions WHERE id = ${session}
+          UNION ALL SELECT 1, idx, message, compacted_by, NULL, NULL FROM ctxkit_transcript WHERE session = ${session}
+          UNION ALL SELECT 2, idx, message, replaces, reason, structured FROM ctxkit_checkpoints WHERE session = ${session}
+          UNION ALL SELECT 3, idx, message, origin, NULL, NULL FROM ctxkit_active WHERE session = ${session}
+          UNION ALL SELECT 4, NULL, key, value, NULL, NULL FROM ctxkit_meta WHERE session = ${session}
+          ORDER BY kind, idx`
         return yield* Effect.try({
-          try: (): SessionState => {
-            const transcript = transcriptRows.map((r, i) => {
-              if (r.idx !== i) throw new Error(`transcript row ${i} is missing`)
-              const message: unknown = JSON.parse(r.message)
-              return r.compacted_by === null ? { message } : { message, compactedBy: r.compacted_by }
-            })
-            const checkpoints = checkpointRows.map((r, i): CheckpointRecord => {
-              if (r.idx !== i) throw new Error(`checkpoint row ${i} is missing`)
-              return {
-                message: JSON.parse(r.message),
-                replaces: JSON.parse(r.replaces) as ReadonlyArray<number>,
-                reason: r.reason,
-                structured: r.structured === 1
-              }
-            })
-            const base = { transcript, checkpoints } as unknown as SessionState
-            const active = activeRows.map((r, i): ActiveEntry => {
-              if (r.idx !== i) throw new Error(`active row ${i} is missing`)
-              return {
-                message: r.message === null ? originMessage(base, r.origin) : JSON.parse(r.message),
-                origin: r.origin
-              }
-            })
+          try: (): SessionState | undefined => {
+            const head = rows[0]
+            if (head === undefined || head.kind !== 0) return undefined
+            const transcript: Array<TranscriptEntry> = []
+            const checkpoints: Array<CheckpointRecord> = []
+            const activeRows: Array<SessionReadRow> = []
             const meta: Record<string, unknown> = {}
-            for (const r of metaRows) {
-              const value: unknown = JSON.parse(r.value)
-              const decode = metaDecoders[r.key]
-              meta[r.key] = decode === undefined ? value : decode(value)
+            const text = (value: unknown, what: string): string => {
+              if (!Predicate.isString(value)) throw new TypeError(`${what} is not text`)
+              return value
             }
+            for (const row of rows.slice(1)) {
+              if (row.kind === 1) {
+                if (row.idx !== transcript.length) throw new Error(`transcript row ${transcript.length} is missing`)
+                const message: unknown = JSON.parse(text(row.a, "a transcript message"))
+                transcript.push(row.b === null ? { message } : { message, compactedBy: Number(row.b) })
+              } else if (row.kind === 2) {
+                if (row.idx !== checkpoints.length) throw new Error(`checkpoint row ${checkpoints.length} is missing`)
+                checkpoints.push({
+                  message: JSON.parse(text(row.a, "a checkpoint message")),
+                  replaces: JSON.parse(text(row.b, "a checkpoint's replaces")) as ReadonlyArray<number>,
+                  reason: text(row.c, "a checkpoint's reason") as CheckpointRecord["reason"],
+                  structured: row.d === 1
+                })
+              } else if (row.kind === 3) {
+                if (row.idx !== activeRows.length) throw new Error(`active row ${activeRows.length} is missing`)
+                activeRows.push(row)
+              } else {
+                const key = text(row.a, "a meta key")
+                const value: unknown = JSON.parse(text(row.b, `meta.${key}`))
+                const decode = metaDecoders[key]
+                meta[key] = decode === undefined ? value : decode(value)
+              }
+            }
+            const partial = { transcript, checkpoints } as unknown as SessionState
+            const active = activeRows.map((row): ActiveEntry => {
+              const origin = Number(row.b)
+              return { message: row.a === null ? originMessage(partial, origin) : JSON.parse(row.a), origin }
+            })
             return {
               id: session,
-              revision: row.revision,
-              format: row.format,
+              revision: Number(head.idx),
+              format: text(head.a, "the format"),
               transcript,
               active,
               checkpoints,
@@ -291,11 +299,8 @@ export const makeSqliteStore = (
         }
         const cached = known.get(session)
         if (cached !== undefined && cached.revision === row.revision) return Option.some(cached)
-        // Another writer moved it: read it whole, at one revision.
-        const state = yield* sql.withTransaction(Effect.gen(function*() {
-          const now = yield* revisionOf(session)
-          return now === undefined ? undefined : yield* readState(session, now)
-        }))
+        // Another writer moved it: read it whole.
+        const state = yield* readState(session)
         if (state === undefined) {
           known.delete(session)
           return Option.none()
@@ -393,7 +398,7 @@ export const makeSqliteStore = (
           ? undefined
           : cached !== undefined && cached.revision === revision
           ? cached
-          : yield* readState(session, row)
+          : yield* readState(session)
         const problem = patchProblem(current, patch)
         if (problem !== undefined) {
           return yield* new SessionStoreError({ session, operation: "apply", error: problem })
