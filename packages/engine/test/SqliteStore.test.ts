@@ -293,7 +293,7 @@ describe("the SQLite file", () => {
             out.push(JSON.parse(JSON.stringify(prepared.messages)))
           }
           const state = Option.getOrThrow(yield* (yield* SessionStore).load("s"))
-          return { out, checkpoints: state.checkpoints.length }
+          return { out, checkpoints: state.checkpoints.length, state }
         }).pipe(Effect.provide(Layer.merge(engine, store)))
       )
     }
@@ -302,9 +302,13 @@ describe("the SQLite file", () => {
       const filename = join(folder, "s.db")
       const first = await turns(SessionStore.layerSqlite({ filename }), 0, 7)
       const second = await turns(SessionStore.layerSqlite({ filename }), 7, 14)
+      // The whole session, its last audit with the request it sent included, read back as it was written.
+      const reread = await withStore(SessionStore.layerSqlite({ filename }), load("s"))
+      assert.strictEqual(digest(reread), digest(second.state))
+      assert.isAbove(reread?.meta.lastAudit?.messages.length ?? 0, 10)
       return { out: [...first.out, ...second.out], checkpoints: second.checkpoints }
     })
-    assert.deepStrictEqual(resumed, memory)
+    assert.deepStrictEqual(resumed, { out: memory.out, checkpoints: memory.checkpoints })
     // The run compacted.
     assert.isAtLeast(memory.checkpoints, 1)
   })

@@ -107,6 +107,52 @@ const metaDecoders: Readonly<Record<string, (value: unknown) => unknown>> = {
   lastAudit: Schema.decodeUnknownSync(PromptContextAudit)
 }
 
+/**
+ * The last audit as stored: its `messages` (the request sent, mostly the active history's own objects) as runs
+ * of active indices `[from, count]`, and `{ message }` for the others (the invariants block, a rewritten
+ * message). A turn then writes a few numbers for the request, not the whole request again.
+ */
+interface StoredAudit {
+  readonly audit: Readonly<Record<string, unknown>>
+  readonly parts: ReadonlyArray<readonly [number, number] | { readonly message: unknown }>
+}
+
+/**
+ * Where each active message object sits, by identity; kept per session across writes (only the rewritten tail
+ * is added), and checked against the active history on use, so a stale place is never trusted.
+ */
+type Places = WeakMap<object, number>
+
+const placeOf = (places: Places, active: ReadonlyArray<ActiveEntry>, message: unknown): number | undefined => {
+  if (!Predicate.isObject(message)) return undefined
+  const at = places.get(message)
+  return at !== undefined && active[at]?.message === message ? at : undefined
+}
+
+const auditToStored = (audit: unknown, active: ReadonlyArray<ActiveEntry>, places: Places): StoredAudit => {
+  const fields = audit as Readonly<Record<string, unknown>>
+  const messages = Array.isArray(fields["messages"]) ? fields["messages"] as ReadonlyArray<unknown> : []
+  const parts: Array<readonly [number, number] | { readonly message: unknown }> = []
+  for (const message of messages) {
+    const at = placeOf(places, active, message)
+    const last = parts.at(-1)
+    if (at === undefined) parts.push({ message })
+    else if (Array.isArray(last) && last[0] + last[1] === at) parts[parts.length - 1] = [last[0], last[1] + 1]
+    else parts.push([at, 1])
+  }
+  return { audit: { ...fields, messages: [] }, parts }
+}
+
+const auditFromStored = (stored: unknown, active: ReadonlyArray<ActiveEntry>): unknown => {
+  const { audit, parts } = stored as StoredAudit
+  const messages = parts.flatMap((part) =>
+    Array.isArray(part)
+      ? active.slice(part[0], part[0] + part[1]).map((entry) => entry.message)
+      : [(part as { readonly message: unknown }).message]
+  )
+  return { ...audit, messages }
+}
+
 /** Thrown inside `Effect.try` only: a value that JSON cannot hold. */
 class NotJson extends Error {}
 
@@ -202,6 +248,22 @@ export const makeSqliteStore = (
     // Sessions as last read or written here, by revision: reused while the stored revision is the same.
     const known = new Map<string, SessionState>()
 
+    const places = new Map<string, Places>()
+    /** The session's places after `patch`: the new active entries added, or all of them the first time. */
+    const placesFor = (session: string, patch: SessionPatch, next: SessionState): Places => {
+      let known = places.get(session)
+      const from = known === undefined ? 0 : patch.active?.from ?? next.active.length
+      if (known === undefined) {
+        known = new WeakMap()
+        places.set(session, known)
+      }
+      for (let i = from; i < next.active.length; i++) {
+        const message = next.active[i]?.message
+        if (Predicate.isObject(message)) known.set(message, i)
+      }
+      return known
+    }
+
     const storeError = (session: string, operation: string) => (error: unknown): SessionStoreError =>
       new SessionStoreError({
         session,
@@ -236,6 +298,7 @@ export const makeSqliteStore = (
             const transcript: Array<TranscriptEntry> = []
             const checkpoints: Array<CheckpointRecord> = []
             const activeRows: Array<SessionReadRow> = []
+            const metaRows: Array<SessionReadRow> = []
             const meta: Record<string, unknown> = {}
             const text = (value: unknown, what: string): string => {
               if (!Predicate.isString(value)) throw new TypeError(`${what} is not text`)
@@ -258,10 +321,7 @@ export const makeSqliteStore = (
                 if (row.idx !== activeRows.length) throw new Error(`active row ${activeRows.length} is missing`)
                 activeRows.push(row)
               } else {
-                const key = text(row.a, "a meta key")
-                const value: unknown = JSON.parse(text(row.b, `meta.${key}`))
-                const decode = metaDecoders[key]
-                meta[key] = decode === undefined ? value : decode(value)
+                metaRows.push(row)
               }
             }
             const partial = { transcript, checkpoints } as unknown as SessionState
@@ -269,6 +329,13 @@ export const makeSqliteStore = (
               const origin = Number(row.b)
               return { message: row.a === null ? originMessage(partial, origin) : JSON.parse(row.a), origin }
             })
+            for (const row of metaRows) {
+              const key = text(row.a, "a meta key")
+              const stored: unknown = JSON.parse(text(row.b, `meta.${key}`))
+              const value = key === "lastAudit" ? auditFromStored(stored, active) : stored
+              const decode = metaDecoders[key]
+              meta[key] = decode === undefined ? value : decode(value)
+            }
             return {
               id: session,
               revision: Number(head.idx),
@@ -342,11 +409,24 @@ export const makeSqliteStore = (
             const set: Array<{ session: string; key: string; value: string }> = []
             const unset: Array<string> = []
             const before = current?.meta as Readonly<Record<string, unknown>> | undefined
-            for (const [key, value] of Object.entries(patch.meta ?? {})) {
+            const changes: Record<string, unknown> = { ...patch.meta }
+            // The stored audit names its messages by their place in the active history: re-encode it when that moves.
+            if (patch.active !== undefined && next.meta.lastAudit !== undefined) {
+              changes["lastAudit"] = next.meta.lastAudit
+            }
+            for (const [key, value] of Object.entries(changes)) {
               // A field the patch repeats unchanged (the same value) is not written again.
-              if (before !== undefined && key in before && before[key] === value) continue
+              if (before !== undefined && key in before && before[key] === value && key !== "lastAudit") continue
+              if (
+                before !== undefined && key === "lastAudit" && before[key] === value && patch.active === undefined
+              ) continue
               if (value === undefined) unset.push(key)
-              else set.push({ session, key, value: toJson(value, `meta.${key}`) })
+              else {
+                const stored = key === "lastAudit"
+                  ? auditToStored(value, next.active, placesFor(session, patch, next))
+                  : value
+                set.push({ session, key, value: toJson(stored, `meta.${key}`) })
+              }
             }
             return { append, active, checkpoints, set, unset }
           },
@@ -418,7 +498,12 @@ export const makeSqliteStore = (
 
     const remove = (session: string): Effect.Effect<void, SessionStoreError> =>
       sql.withTransaction(sql`DELETE FROM ctxkit_sessions WHERE id = ${session}`).pipe(
-        Effect.tap(() => Effect.sync(() => void known.delete(session))),
+        Effect.tap(() =>
+          Effect.sync(() => {
+            known.delete(session)
+            places.delete(session)
+          })
+        ),
         Effect.asVoid,
         Effect.mapError(storeError(session, "delete"))
       )
