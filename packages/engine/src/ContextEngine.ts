@@ -394,6 +394,9 @@ const describeError = (error: unknown): string =>
 // ---------------------------------------------------------------------------------------------------------------
 // The engine
 
+/** How many times a call runs again after a `SessionConflict` before failing with it. */
+const CONFLICT_RETRIES = 100
+
 const make = (options: EngineOptions<unknown>) =>
   Effect.gen(function*() {
     const checked = settingsOf(options)
@@ -432,6 +435,12 @@ const make = (options: EngineOptions<unknown>) =>
         }
         return lock.withPermit(effect)
       })
+
+    // Another engine (another process on the same SQLite file) moved the session between this call's read and
+    // its write: the store refused the write whole, so the call runs again on the session as it is now. Each
+    // refusal means the other writer made progress; the bound only guards against a store that always refuses.
+    const onConflictAgain = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.retry(effect, { while: (error) => Predicate.isTagged(error, "SessionConflict"), times: CONFLICT_RETRIES })
 
     const runtimeOf = (session: string, state: SessionState | undefined): Runtime => {
       const known = runtimes.get(session)
@@ -537,7 +546,10 @@ const make = (options: EngineOptions<unknown>) =>
             issues: ["session: expected a non-empty string naming the session"]
           })
         }
-        return yield* one(session, prepareLocked(session, input as PrepareInput<unknown>)) as Effect.Effect<
+        return yield* one(
+          session,
+          onConflictAgain(prepareLocked(session, input as PrepareInput<unknown>))
+        ) as Effect.Effect<
           PrepareResult<M>,
           PrepareError
         >
@@ -1038,7 +1050,7 @@ const make = (options: EngineOptions<unknown>) =>
     ): Effect.Effect<ObserveResult, UnknownSession | SessionStoreError | SessionConflict> =>
       Effect.gen(function*() {
         const session = Predicate.isObject(input) && Predicate.isString(input.session) ? input.session : ""
-        return yield* one(session, observeLocked(session, input))
+        return yield* one(session, onConflictAgain(observeLocked(session, input)))
       })
 
     const observeLocked = (session: string, input: ObserveInput) =>

@@ -17,8 +17,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { SessionConflict, SessionStoreError } from "./Errors.ts"
 import type { PromptContextAudit } from "./internal/hostImports.ts"
+import { applied, patchProblem } from "./internal/sessionPatch.ts"
+import { makeSqliteStore } from "./internal/sqliteStore.ts"
 
 /**
  * One message of the transcript, as appended (the caller's own object), with the checkpoint that compacted it.
@@ -153,8 +156,65 @@ export interface SessionPatch<M = unknown> {
 }
 
 /**
+ * The options of `SessionStore.layerSqlite`.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteStoreOptions } from "@ctxkit/engine/SessionStore"
+ *
+ * const options: SqliteStoreOptions = { filename: ".ctxkit/sessions.db", busyTimeout: 10_000 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SqliteStoreOptions {
+  /** The database file; created (with the schema) when missing. Its folder must exist. */
+  readonly filename: string
+  /**
+   * How long a write waits for another process's write lock before failing, in milliseconds (an integer ≥ 0).
+   * Default 5,000.
+   */
+  readonly busyTimeout?: number | undefined
+}
+
+/**
+ * `SessionStore.layerSqlite` could not use its file, or was given bad options: nothing was read or written.
+ * `reason` is `InvalidOptions`, `SchemaTooNew`, or the SQLite error's kind (`ConnectionError` for a file that is
+ * not a database or cannot be opened, `AuthorizationError` for a read-only one, `LockTimeoutError` for one another
+ * process keeps locked); the message says what to do.
+ *
+ * @example
+ * ```ts
+ * import { SessionStoreUnavailable } from "@ctxkit/engine/SessionStore"
+ *
+ * new SessionStoreUnavailable({
+ *   filename: "notes.txt",
+ *   reason: "ConnectionError",
+ *   problem: "notes.txt is not a SQLite database: point filename at a database file (or a new path), or move this file away"
+ * }).message.includes("move this file away") // true
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SessionStoreUnavailable extends Schema.TaggedError<SessionStoreUnavailable>()("SessionStoreUnavailable", {
+  /** The database file, as given. */
+  filename: Schema.String,
+  /** The kind of problem. */
+  reason: Schema.String,
+  /** What is wrong and how to fix it. */
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `SessionStore.layerSqlite cannot use ${this.filename}: ${this.problem}. Nothing was read or written.`
+  }
+}
+
+/**
  * The session store as a service. Layers: `SessionStore.layerMemory` (each build starts empty; sessions live as
- * long as the layer). Write your own by implementing the three operations with the rules of `SessionPatch` (`@ctxkit/engine/SessionStore`):
+ * long as the layer) and `SessionStore.layerSqlite({ filename })` (a SQLite file that outlives the process).
+ * Write your own by implementing the three operations with the rules of `SessionPatch` (`@ctxkit/engine/SessionStore`):
  * `apply` must be atomic and must refuse a patch whose `revision` is not the stored one (`SessionConflict`).
  *
  * @example
@@ -190,64 +250,40 @@ export class SessionStore extends Context.Service<SessionStore, {
     SessionStore,
     Effect.sync(() => makeMemoryStore())
   )
-}
 
-/** A patch's problem, or undefined when it applies. */
-const patchProblem = (current: SessionState | undefined, patch: SessionPatch): string | undefined => {
-  if (typeof patch !== "object" || patch === null) return "the patch is not an object"
-  if (current === undefined && patch.meta === undefined) return "a new session needs its meta"
-  const transcript = (current?.transcript.length ?? 0) + (patch.append?.length ?? 0)
-  const checkpoints = (current?.checkpoints.length ?? 0) + (patch.checkpoints?.length ?? 0)
-  const active = patch.active
-  if (active !== undefined) {
-    const length = current?.active.length ?? 0
-    if (!Number.isInteger(active.from) || active.from < 0 || active.from > length) {
-      return `active.from ${active.from} is outside 0–${length}`
-    }
-    for (const entry of active.entries) {
-      const ok = entry.origin >= 0 ? entry.origin < transcript : -entry.origin - 1 < checkpoints
-      if (!Number.isInteger(entry.origin) || !ok) return `active origin ${entry.origin} names nothing stored`
-    }
-  }
-  for (const mark of patch.compacted ?? []) {
-    if (!(mark.entry >= 0 && mark.entry < transcript) || !(mark.checkpoint >= 0 && mark.checkpoint < checkpoints)) {
-      return `compacted mark ${mark.entry} → ${mark.checkpoint} names nothing stored`
-    }
-  }
-  return undefined
-}
-
-/** The state after `patch` (checked first by `patchProblem`). */
-const applied = (id: string, current: SessionState | undefined, patch: SessionPatch): SessionState => {
-  const appended = patch.append ?? []
-  const marks = patch.compacted ?? []
-  // Untouched parts are shared with the previous state (states are never mutated once made).
-  let transcript: ReadonlyArray<TranscriptEntry> = current?.transcript ?? []
-  if (appended.length > 0 || marks.length > 0) {
-    const next = transcript.slice()
-    for (const message of appended) next.push({ message })
-    for (const mark of marks) {
-      const entry = next[mark.entry] as TranscriptEntry
-      next[mark.entry] = { message: entry.message, compactedBy: mark.checkpoint }
-    }
-    transcript = next
-  }
-  const active = patch.active === undefined
-    ? current?.active ?? []
-    : [...(current?.active ?? []).slice(0, patch.active.from), ...patch.active.entries]
-  const checkpoints = patch.checkpoints === undefined || patch.checkpoints.length === 0
-    ? current?.checkpoints ?? []
-    : [...(current?.checkpoints ?? []), ...patch.checkpoints]
-  const meta = { ...current?.meta, ...patch.meta } as SessionMeta
-  return {
-    id,
-    revision: (current?.revision ?? 0) + 1,
-    format: current?.format ?? patch.format ?? "auto",
-    transcript,
-    active,
-    checkpoints,
-    meta
-  }
+  /**
+   * Sessions in a SQLite database file (Node's built-in `node:sqlite`, Node 22.13 or later), kept across
+   * processes and crashes: the transcript one row per message, each patch one transaction checked against the
+   * stored revision (another process's write in between is `SessionConflict`), so a killed process leaves every
+   * session as it was before its last call or after it. Several processes may share one file; each session's
+   * rows are its own. The schema is created or migrated when the layer is built; the connection closes with it.
+   *
+   * @example
+   * ```ts
+   * import { SessionStore } from "@ctxkit/engine"
+   * import * as Effect from "effect/Effect"
+   * import * as Option from "effect/Option"
+   * import { mkdtempSync } from "node:fs"
+   * import { tmpdir } from "node:os"
+   * import { join } from "node:path"
+   *
+   * const filename = join(mkdtempSync(join(tmpdir(), "ctxkit-")), "sessions.db")
+   * const program = Effect.gen(function*() {
+   *   const store = yield* SessionStore
+   *   return Option.isNone(yield* store.load("nobody"))
+   * })
+   *
+   * Effect.runPromise(program.pipe(Effect.provide(SessionStore.layerSqlite({ filename })))) // Promise<true>
+   * ```
+   */
+  static readonly layerSqlite = (options: SqliteStoreOptions): Layer.Layer<SessionStore, SessionStoreUnavailable> =>
+    Layer.effect(
+      SessionStore,
+      Effect.map(
+        Effect.mapError(makeSqliteStore(options), (problem) => new SessionStoreUnavailable(problem)),
+        (service) => SessionStore.of(service)
+      )
+    )
 }
 
 const makeMemoryStore = (): SessionStore["Service"] => {

@@ -6,6 +6,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ContextEngine, type EngineOptions, SessionStore } from "../src/index.ts"
+import { storeLayers } from "./storeLayers.ts"
 
 const summarizer = Layer.succeed(
   Summarizer,
@@ -18,11 +19,11 @@ const summarizer = Layer.succeed(
   })
 )
 
-const run = <A, E>(
+const runWith = (store: Layer.Layer<SessionStore>) =>
+<A, E>(
   options: EngineOptions<Message>,
   program: Effect.Effect<A, E, ContextEngine | SessionStore>
 ): Promise<A> => {
-  const store = SessionStore.layerMemory
   const engine = ContextEngine.layer(options).pipe(Layer.provide([store, summarizer]))
   return Effect.runPromise(program.pipe(Effect.provide(Layer.merge(engine, store))))
 }
@@ -37,7 +38,9 @@ const turn = (i: number, size = 400): ReadonlyArray<Message> => [
   { role: "user", content: `Next step ${i}. Never use semicolons.` }
 ]
 
-describe("ContextEngine", () => {
+// Every test runs on both store layers (`storeLayers.ts`): the engine answers the same on each.
+describe.each(storeLayers)("ContextEngine on the $name store", ({ store }) => {
+  const run = runWith(store)
   it("prepares a first request with the caller's own objects and the reserve as max_tokens", async () => {
     const first: ReadonlyArray<Message> = [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }]
     const result = await run(

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ContextEngine, ContextEvents, SessionStore } from "../src/index.ts"
+import { storeLayers } from "./storeLayers.ts"
 
 const summarizer = Layer.succeed(
   Summarizer,
@@ -13,15 +14,15 @@ const summarizer = Layer.succeed(
   })
 )
 
-const layers = (events: Layer.Layer<ContextEvents> = ContextEvents.layerNoop) => {
-  const store = SessionStore.layerMemory
+const layers = (store: Layer.Layer<SessionStore>, events: Layer.Layer<ContextEvents> = ContextEvents.layerNoop) => {
   const engine = ContextEngine.layer({ format: formats.canonical, window: 8192, maxTokens: 1024 }).pipe(
     Layer.provide(Layer.mergeAll(store, summarizer, events))
   )
   return Layer.merge(engine, store)
 }
 
-describe("sessions", () => {
+// The session and observe tests run on both store layers (`storeLayers.ts`).
+describe.each(storeLayers)("sessions on the $name store", ({ store }) => {
   it("runs one session's calls one at a time and sessions side by side, isolated", async () => {
     const out = await Effect.runPromise(
       Effect.gen(function*() {
@@ -36,7 +37,7 @@ describe("sessions", () => {
         const a = Option.getOrThrow(yield* store.load("a"))
         const b = Option.getOrThrow(yield* store.load("b"))
         return { a, b }
-      }).pipe(Effect.provide(layers()))
+      }).pipe(Effect.provide(layers(store)))
     )
     // Five calls each, none lost to a conflict, and neither session sees the other's messages.
     assert.strictEqual(out.a.revision, 5)
@@ -54,7 +55,7 @@ describe("ContextEvents", () => {
       Effect.gen(function*() {
         const engine = yield* ContextEngine
         yield* engine.prepare<Message>({ session: "s", append: [{ role: "user", content: "hello" }] })
-      }).pipe(Effect.provide(layers(sink)))
+      }).pipe(Effect.provide(layers(SessionStore.layerMemory, sink)))
     )
     const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
     assert.isTrue(parsed.length >= 2)
@@ -69,7 +70,7 @@ describe("ContextEvents", () => {
   })
 })
 
-describe("observe", () => {
+describe.each(storeLayers)("observe on the $name store", ({ store }) => {
   it("a truncated response ends with context_overflow and never calibrates; honest ones calibrate", async () => {
     const out = await Effect.runPromise(
       Effect.gen(function*() {
@@ -89,7 +90,7 @@ describe("observe", () => {
         const truncated = yield* engine.observe({ session: "s", usage: { prompt_tokens: first.tokens + 40 } })
         const after = Option.getOrThrow(yield* store.load("s")).meta.calibration
         return { honest, truncated, calibrated, after }
-      }).pipe(Effect.provide(layers()))
+      }).pipe(Effect.provide(layers(store)))
     )
     assert.isFalse(out.honest.truncated)
     assert.isTrue(out.truncated.truncated)

@@ -154,6 +154,10 @@ export const makeSqlite = (
       try: () => {
         db.prepare("SELECT count(*) FROM sqlite_master").get()
         if (!readonly) db.exec("PRAGMA journal_mode = WAL")
+        // In WAL mode, NORMAL syncs at checkpoints, not at every commit: a killed process loses no committed
+        // transaction (the WAL is in the OS's cache); an OS crash or power loss may drop the last ones, never
+        // leaving a half one. FULL would add a disk flush to every commit.
+        db.exec("PRAGMA synchronous = NORMAL")
         db.exec("PRAGMA foreign_keys = ON")
       },
       catch: (cause) => sqliteError(cause, { ...context, operation: "open" })
