@@ -6,6 +6,7 @@
 import { formats, type Message } from "@ctxkit/core"
 import { OverflowDetector } from "@ctxkit/overflow"
 import { conversation } from "@ctxkit/testing"
+import { tutorialConversation, tutorialKeys } from "@ctxkit/testing/Tutorial"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
@@ -26,24 +27,10 @@ import {
 
 const canonical = formats.canonical
 
-// The tutorial's experiment, in our own words: a key in the system prompt, another in the first message (the
-// task), twelve meeting notes acknowledged one by one, and a final question asking for both keys.
-const NOTE = "Meeting notes: the team reviewed the release plan, agreed on owners for each open item, moved the "
-  + "database migration to next week and asked for a short written summary before Friday. "
-const note = (i: number): string => `Note ${String(i).padStart(2, "0")}. ${NOTE.repeat(12)}`.slice(0, 2_000)
+// The tutorial's experiment (`@ctxkit/testing/Tutorial`): its last request, and the answer the model gave.
 const seedConversation: ReadonlyArray<Message> = [
-  { role: "system", content: "You review meeting notes. The system key is ORCA-1618. Answer briefly." },
-  {
-    role: "user",
-    content: "We will go through some meeting notes; at the end I will ask for two keys. The task key is LYNX-2236."
-  },
-  ...Array.from({ length: 12 }, (_, i): ReadonlyArray<Message> => [
-    { role: "assistant", content: "Understood." },
-    { role: "user", content: note(i + 1) }
-  ]).flat(),
-  { role: "assistant", content: "Understood." },
-  { role: "user", content: "Reply with the task and system keys." },
-  { role: "assistant", content: "ORCA-1618" }
+  ...tutorialConversation,
+  { role: "assistant", content: tutorialKeys.system }
 ]
 
 const flaggedWrongly = (steps: ReadonlyArray<Step>) => steps.filter((s) => !s.reply.truncated && s.verdict.truncated)
