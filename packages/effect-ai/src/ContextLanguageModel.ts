@@ -200,7 +200,7 @@ const declaring = (tools: ReadonlyArray<Tool.Any>): Toolkit.WithHandler<Record<s
   >["handle"]
 })
 
-type Answer = Pick<LanguageModel.GenerateTextResponse<{}>, "content" | "usage" | "finishReason">
+type Answer = Pick<LanguageModel.GenerateTextResponse<Record<string, never>>, "content" | "usage" | "finishReason">
 
 /** One inner call of the fitted prompt: tools declared, never resolved; `generateObject` for a JSON format. */
 const callInner = (
@@ -214,7 +214,7 @@ const callInner = (
     : { toolkit, toolChoice: providerOptions.toolChoice, disableToolCallResolution: true as const }
   const format = providerOptions.responseFormat
   // Built from what the outer model already checked; the overloads cannot see that, hence the casts.
-  const options = { prompt, ...tools } as unknown as LanguageModel.GenerateTextOptions<{}> & {
+  const options = { prompt, ...tools } as unknown as LanguageModel.GenerateTextOptions<Record<string, never>> & {
     readonly toolkit?: undefined
   }
   if (format.type === "json") {
