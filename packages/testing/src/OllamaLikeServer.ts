@@ -160,8 +160,21 @@ const fnv1a = (text: string): number => {
 export const serverTokens = (text: string): number =>
   Math.ceil(Math.ceil(text.length / 4) * (1 + 0.48 * ((fnv1a(text) % 1_001) / 1_000)))
 
-// What the model reads of a message: its text parts, and its tool calls as the template renders them.
-const messageText = (message: WireMessage): string => {
+/**
+ * What a model reads of a wire message: its text (a string, or the text of its content parts), and its tool calls
+ * as the chat template renders them.
+ *
+ * @example
+ * ```ts
+ * import { wireText } from "@ctxkit/testing/OllamaLikeServer"
+ *
+ * wireText({ role: "user", content: [{ type: "text", text: "Hello" }] }) // "Hello"
+ * ```
+ *
+ * @category rendering
+ * @since 0.1.0
+ */
+export const wireText = (message: WireMessage): string => {
   const content = message.content
   let text = typeof content === "string"
     ? content
@@ -269,7 +282,7 @@ export const startOllamaLikeServer = (options: OllamaLikeOptions = {}): Promise<
   const template = options.templateTokens ?? 4
   const script: NonNullable<OllamaLikeOptions["reply"]> = options.reply ?? (() => ({ content: "OK." }))
   const requests: Array<ServedRequest> = []
-  const size = (message: WireMessage) => tokenizer(messageText(message)) + template
+  const size = (message: WireMessage) => tokenizer(wireText(message)) + template
   let calls = 0
 
   const chat = (path: string, body: Record<string, unknown>) => {

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import type { Message } from "@ctxkit/core"
-import type { OllamaLikeOptions } from "./OllamaLikeServer.ts"
+import { type OllamaLikeOptions, type WireMessage, wireText } from "./OllamaLikeServer.ts"
 
 /**
  * The two keys of the experiment's conversation: one in the system prompt, one in the task.
@@ -69,7 +69,8 @@ export const tutorialConversation: ReadonlyArray<Message> = Object.freeze(messag
 /**
  * A reply script for a scripted server: answers the experiment's question with the keys it can still see in the
  * messages the server kept, as a model does — so when the task was dropped, it answers with the system key alone,
- * confidently. Any other last message is acknowledged.
+ * confidently. Any other request is acknowledged; a trailing invariants block is read as standing context, not as
+ * the request.
  *
  * @example
  * ```ts
@@ -82,13 +83,17 @@ export const tutorialConversation: ReadonlyArray<Message> = Object.freeze(messag
  * @category constructors
  * @since 0.1.0
  */
-export const keysReply = (
-  kept: ReadonlyArray<{ readonly role: string; readonly content?: unknown }>
-): { readonly content: string } => {
-  const last = kept[kept.length - 1]
-  const lastText = typeof last?.content === "string" ? last.content : ""
-  if (!/\bkeys?\b/i.test(lastText)) return { content: "Understood." }
-  const seen = kept.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n")
+export const keysReply = (kept: ReadonlyArray<WireMessage>): { readonly content: string } => {
+  // The request is the last message, or the one before a trailing block of standing context (ctxkit's invariants
+  // block says it is not a new request).
+  const texts = kept.map(wireText)
+  let lastText = ""
+  for (let i = texts.length - 1; i >= 0 && lastText === ""; i--) {
+    if (!texts[i]!.startsWith("<invariants")) lastText = texts[i]!
+  }
+  // A request for the keys ("Reply with the task and system keys."), not the task's mention of them.
+  if (!/\b(reply|answer|give|tell)\b.*\bkeys?\b/i.test(lastText)) return { content: "Understood." }
+  const seen = texts.join("\n")
   const keys = [tutorialKeys.task, tutorialKeys.system].filter((key) => seen.includes(key))
   return { content: keys.length > 0 ? keys.join(" ") : "I do not see any key." }
 }
