@@ -2,6 +2,8 @@ import { reserve } from "@ctxkit/budget"
 import { formats } from "@ctxkit/core"
 import { ContextLanguageModel, InvalidEffectAiOption, OpenAiCompatible } from "@ctxkit/effect-ai"
 import { ContextEngine, SessionStore, Summarizer } from "@ctxkit/engine"
+import { ollamaLikeServer } from "@ctxkit/testing/OllamaLikeServer"
+import { keysReply, tutorialConversation, tutorialKeys, tutorialServer } from "@ctxkit/testing/Tutorial"
 import { assert, describe, it } from "@effect/vitest"
 import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 import * as Effect from "effect/Effect"
@@ -231,6 +233,75 @@ describe("ContextLanguageModel: the engine around every LanguageModel call", () 
     const error = failureOf(exit)
     assert.instanceOf(error, InvalidEffectAiOption)
     assert.include(error.message, "session")
+  })
+})
+
+/** The tutorial's conversation as effect/ai messages, and its user messages in order. */
+const tutorialText = (i: number): string => {
+  const content = tutorialConversation[i]?.content
+  return typeof content === "string" ? content : ""
+}
+const tutorialUsers = tutorialConversation.flatMap((m, i) => m.role === "user" ? [tutorialText(i)] : [])
+
+/**
+ * Replays the tutorial's conversation turn by turn through the wrapped model against the scripted Ollama-like
+ * server in `mode`, the harness believing a 32,768-token window; returns the outcome of each turn and the server.
+ */
+const replayTutorial = (mode: "plateau" | "collapse", extraTurns = 0) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const server = yield* ollamaLikeServer({ ...tutorialServer, mode, reply: (kept) => keysReply(kept) })
+    const outcomes: Array<string> = []
+    const program = Effect.gen(function*() {
+      let history = Prompt.make([{ role: "system", content: tutorialText(0) }])
+      for (
+        const user of [
+          ...tutorialUsers,
+          ...Array.from({ length: extraTurns }, () => "Reply with the task and system keys.")
+        ]
+      ) {
+        history = Prompt.concat(history, Prompt.make([{ role: "user", content: user }]))
+        const exit = yield* Effect.exit(LanguageModel.generateText({ prompt: history }))
+        if (Exit.isSuccess(exit)) {
+          outcomes.push(exit.value.text)
+          history = Prompt.concat(history, Prompt.fromResponseParts(exit.value.content))
+        } else {
+          const overflow = ContextLanguageModel.overflowOf(failureOf(exit))
+          outcomes.push(overflow === undefined ? "error" : `context_overflow: ${overflow.message}`)
+        }
+      }
+    })
+    yield* program.pipe(Effect.provide(modelLayer(server.baseUrl, { window: 32_768, maxTokens: 256 })))
+    return { outcomes, requests: server.requests }
+  })))
+
+describe("ContextLanguageModel against the scripted Ollama-like server (the tutorial's conversation)", () => {
+  for (const mode of ["plateau", "collapse"] as const) {
+    it(`${mode}: the first truncated turn fails with context_overflow and the fix, never a keys answer without the task`, async () => {
+      const { outcomes, requests } = await replayTutorial(mode)
+      const first = requests.findIndex((r) => r.truncated)
+      assert.isTrue(first > 0, "the conversation outgrows the server's 4,096 tokens")
+      assert.isTrue(requests.slice(0, first).every((r) => !r.truncated))
+      assert.match(outcomes[first] ?? "", /^context_overflow: The server silently dropped part of the prompt/)
+      assert.include(outcomes[first] ?? "", "Set the real context window")
+      // No answer from a truncated prompt was ever returned: the only keys answer names both keys.
+      for (const [i, outcome] of outcomes.entries()) {
+        if (requests[i]?.truncated === true) assert.match(outcome, /^context_overflow/)
+        if (outcome.includes(tutorialKeys.system)) assert.include(outcome, tutorialKeys.task)
+      }
+    })
+  }
+
+  it("plateau: the window the truncation shows is learned, and the next requests fit the server", async () => {
+    const { outcomes, requests } = await replayTutorial("plateau", 1)
+    const first = requests.findIndex((r) => r.truncated)
+    assert.isTrue(first > 0)
+    // After the overflow, every request is fitted to the learned window: the server drops nothing more.
+    assert.isTrue(
+      requests.slice(first + 1).every((r) => !r.truncated),
+      JSON.stringify(requests.map((r) => r.truncated))
+    )
+    assert.isTrue(requests.length > first + 1)
+    assert.notMatch(outcomes.at(-1) ?? "", /^context_overflow/)
   })
 })
 
