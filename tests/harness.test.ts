@@ -21,7 +21,7 @@ const harness = (args: ReadonlyArray<string>) =>
         { cwd: ROOT, timeout: 120_000 },
         (error, stdout, stderr) => {
           const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
-          resolve({ code, lines: stdout.split("\n").filter((line) => line.length > 0), stderr })
+          resolve({ code, lines: stdout.replace(/\n$/, "").split("\n"), stderr })
         }
       )
     }
@@ -29,6 +29,11 @@ const harness = (args: ReadonlyArray<string>) =>
 
 /** One child run takes a few seconds; on a loaded two-core machine, much more. */
 const SLOW = 240_000
+
+/** The README's transcripts are the runs' own output (the port aside). */
+const README = fs.readFileSync(path.join(ROOT, "examples/harness/README.md"), "utf8")
+const inReadme = (lines: ReadonlyArray<string>): void =>
+  assert.include(README, "```text\n" + lines.join("\n").replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>") + "\n```")
 
 const CTX = /^ctx [\d,]+\/([\d,]+) \((\d+)%\)$/
 
@@ -61,6 +66,7 @@ describe("the example harness, offline (npm run harness -- --offline …)", { co
         assert.strictEqual(lines.filter((l) => l.startsWith("> read_file")).length >= 8, true, "all eight files read")
         assert.include(lines, "The longest of the eight files is warehouse.ts (6,504 bytes).")
         assert.isFalse(lines.some((l) => l.startsWith("[context_overflow]")), "the real window: nothing truncated")
+        if (mode === "plateau") inReadme(lines)
       },
       SLOW
     )
@@ -91,6 +97,7 @@ describe("the example harness, offline (npm run harness -- --offline …)", { co
       )
       assert.include(lines, `  answer: ${tutorialKeys.system}`)
       assert.include(lines, `  task key (${tutorialKeys.task}): missing`)
+      inReadme(lines)
     },
     SLOW
   )

@@ -32,9 +32,10 @@ import { toStreamParts } from "./internal/streamParts.ts"
  *
  * @example
  * ```ts
- * import type { ContextLanguageModelOptions } from "@ctxkit/effect-ai"
+ * import { ContextLanguageModel } from "@ctxkit/effect-ai"
  *
- * const options: ContextLanguageModelOptions = { session: "repo-review" }
+ * const options: ContextLanguageModel.ContextLanguageModelOptions = { session: "repo-review" }
+ * const Model = ContextLanguageModel.layer(options)
  * ```
  *
  * @category models
