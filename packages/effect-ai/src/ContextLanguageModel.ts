@@ -66,7 +66,7 @@ const MODULE = "ContextLanguageModel"
  * })
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export { ReplyBudget }
@@ -84,7 +84,7 @@ export { ReplyBudget }
  * })
  * ```
  *
- * @category services
+ * @category plugins
  * @since 0.1.0
  */
 export const Session = Context.Reference<string | undefined>("@ctxkit/effect-ai/ContextLanguageModel/Session", {
@@ -105,7 +105,7 @@ export const Session = Context.Reference<string | undefined>("@ctxkit/effect-ai/
  * )
  * ```
  *
- * @category combinators
+ * @category operations
  * @since 0.1.0
  */
 export const withSession = (session: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
