@@ -1,6 +1,6 @@
 /**
- * The ctxkit demo (`npm start`): a coding agent's conversation that no longer fits a small model's window,
- * fitted by each built-in strategy.
+ * The strategies example: a coding agent's conversation that no longer fits a small model's window, fitted by
+ * each built-in strategy. (`npm start` runs `ctxkit demo`, the whole pipeline; this is the fitting step alone.)
  *
  * The conversation is built at run time from this repository: the user asks which of eight source files is the
  * longest, the agent reads them with `read_file` calls (some in parallel) and gets their real contents as tool
@@ -9,7 +9,7 @@
  * leaves for the prompt once the reply is reserved. Each strategy fits it, and the demo prints what was kept,
  * excluded (and why), compressed and inserted, with the token totals before and after.
  *
- * Run: `npm start` (or `npx node --conditions=@ctxkit/source examples/demo.ts`).
+ * Run: `npx node --conditions=@ctxkit/source examples/demo.ts`.
  */
 import { approximateCounter, available, conversationCost, messageCost, reserve } from "@ctxkit/budget"
 import { formats, type Message, toolGroups } from "@ctxkit/core"
@@ -274,7 +274,7 @@ export const main = (print: (line: string) => void = (line) => console.log(line)
   const row = (at: string, what: string, tokens: number, note: string): string =>
     `  ${at.padEnd(8)} ${clip(what, 58).padEnd(58)} ${number(tokens).padStart(6)} tok  ${note}`
 
-  out("ctxkit demo — fitting a coding agent's conversation into a small context window")
+  out("ctxkit strategies example — fitting a coding agent's conversation into a small context window")
   out()
   out(`The task: "which of these eight files is the longest?" The agent read ${files.length} files of this`)
   out(`repository (${BATCHES.join(" + ")} read_file calls, each batch in parallel), answered, and the user asked`)

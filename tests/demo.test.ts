@@ -4,7 +4,7 @@ import { strategies } from "@ctxkit/fit"
 import { assert, describe, it } from "@effect/vitest"
 import { main, MAX_TOKENS, WINDOW } from "../examples/demo.ts"
 
-describe("the demo (npm start)", () => {
+describe("the strategies example (examples/demo.ts)", () => {
   const printed: Array<string> = []
   const report = main((line) => printed.push(line))
 

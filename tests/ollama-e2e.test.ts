@@ -5,8 +5,7 @@
  * discovered from the server, nothing is truncated; an honest replay of every corpus conversation is never flagged.
  */
 import { approximateCounter } from "@ctxkit/budget"
-import { type Message as CanonicalMessage } from "@ctxkit/core"
-import { formats } from "@ctxkit/core"
+import { formats, type Message as CanonicalMessage } from "@ctxkit/core"
 import { OpenAiCompatible } from "@ctxkit/effect-ai"
 import { ContextEngine, SessionStore, Summarizer, WindowSource } from "@ctxkit/engine"
 import { ollamaLikeServer, type RunningServer } from "@ctxkit/testing/OllamaLikeServer"
