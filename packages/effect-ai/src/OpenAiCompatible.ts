@@ -29,6 +29,8 @@ import {
   toChatTools
 } from "./internal/chat.ts"
 import { describeValue } from "./internal/describe.ts"
+import { ReplyBudget } from "./internal/replyBudget.ts"
+import { toStreamParts } from "./internal/streamParts.ts"
 
 /**
  * Options of {@link layer} and {@link make}.
@@ -60,7 +62,10 @@ export interface OpenAiCompatibleOptions {
   readonly model: string
   /** Sent as `Authorization: Bearer <apiKey>` when given. A `Redacted` value stays redacted in logs. */
   readonly apiKey?: string | Redacted.Redacted<string> | undefined
-  /** Sent as `max_tokens`: the reply reserve. Leave it out to let the server decide. An integer > 0. */
+  /**
+   * Sent as `max_tokens`: the reply reserve. Leave it out to let the server decide. An integer > 0. Under
+   * `ContextLanguageModel`, the engine's reserve for each request is sent instead.
+   */
   readonly maxTokens?: number | undefined
   /** Sent as `temperature` when given: a number from 0 to 2. */
   readonly temperature?: number | undefined
@@ -219,7 +224,8 @@ const parseAnswer = (status: number, text: string): Effect.Effect<Array<Response
 
 const requestBody = (
   settings: Settings,
-  options: LanguageModel.ProviderOptions
+  options: LanguageModel.ProviderOptions,
+  replyBudget: number | undefined
 ): Result.Result<Record<string, unknown>, string> => {
   const messages = toChatMessages(options.prompt)
   if (Result.isFailure(messages)) return Result.fail(messages.failure)
@@ -228,11 +234,13 @@ const requestBody = (
   const tools = toChatTools(offered)
   if (Result.isFailure(tools)) return Result.fail(tools.failure)
   const format = options.responseFormat
+  // The context engine's reserve for this request wins: the prompt was fitted to leave exactly that free.
+  const maxTokens = replyBudget ?? settings.maxTokens
   return Result.succeed({
     model: settings.model,
     messages: messages.success,
     stream: false,
-    ...(settings.maxTokens === undefined ? {} : { max_tokens: settings.maxTokens }),
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     ...(tools.success.length > 0 ? { tools: tools.success, tool_choice: toolChoice } : {}),
     ...(format.type === "json"
@@ -253,10 +261,10 @@ const service = (settings: Settings, client: HttpClient.HttpClient) => {
   const generate = (
     options: LanguageModel.ProviderOptions
   ): Effect.Effect<Array<Response.PartEncoded>, AiError.AiError> =>
-    Effect.suspend(() => {
-      const body = requestBody(settings, options)
+    Effect.gen(function*() {
+      const body = requestBody(settings, options, yield* ReplyBudget)
       if (Result.isFailure(body)) {
-        return Effect.fail(
+        return yield* Effect.fail(
           aiError(new AiError.InvalidUserInputError({ description: `Cannot send the prompt: ${body.failure}.` }))
         )
       }
@@ -272,7 +280,7 @@ const service = (settings: Settings, client: HttpClient.HttpClient) => {
           text,
           retryAfter: response.headers["retry-after"]
         })))
-      return exchange.pipe(
+      return yield* exchange.pipe(
         Effect.mapError((error) =>
           aiError(
             new AiError.NetworkError({
@@ -310,28 +318,6 @@ const service = (settings: Settings, client: HttpClient.HttpClient) => {
     streamText: (options) =>
       Stream.fromIterableEffect(Effect.map(generate(options), (parts) => parts.flatMap(toStreamParts)))
   })
-}
-
-const toStreamParts = (part: Response.PartEncoded): ReadonlyArray<Response.StreamPartEncoded> => {
-  switch (part.type) {
-    case "text":
-      return [{ type: "text-start", id: "text" }, { type: "text-delta", id: "text", delta: part.text }, {
-        type: "text-end",
-        id: "text"
-      }]
-    case "reasoning":
-      return [{ type: "reasoning-start", id: "reasoning" }, {
-        type: "reasoning-delta",
-        id: "reasoning",
-        delta: part.text
-      }, { type: "reasoning-end", id: "reasoning" }]
-    case "tool-call":
-    case "response-metadata":
-    case "finish":
-      return [part]
-    default:
-      return []
-  }
 }
 
 /**

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * as ContextLanguageModel from "./ContextLanguageModel.ts"
 export { InvalidEffectAiOption } from "./Errors.ts"
 export * as OpenAiCompatible from "./OpenAiCompatible.ts"
 export type { OpenAiCompatibleOptions } from "./OpenAiCompatible.ts"
