@@ -5,6 +5,7 @@ import { conversation, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
+import { PositionalMemo } from "../src/internal/positional.ts"
 import { wholeRequestAudit } from "../src/internal/wholeRequestAudit.ts"
 
 // The engine's steady-state audit must be exactly what the general audit says for a request that keeps all.
@@ -23,7 +24,7 @@ describe("wholeRequestAudit", () => {
             format,
             counter: approximateCounter,
             cache,
-            flags: new WeakMap(),
+            flags: new PositionalMemo(),
             generationId: "g",
             provider: "p",
             model: "m",

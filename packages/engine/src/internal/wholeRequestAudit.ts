@@ -8,6 +8,7 @@ import type { ConversationCost, CostCache, TokenCounter } from "@ctxkit/budget"
 import { conversationCost } from "@ctxkit/budget"
 import type { MessageFormat } from "@ctxkit/core"
 import { PromptContextAudit } from "./hostImports.ts"
+import type { PositionalMemo } from "./positional.ts"
 
 const MAX_BLOCKS = 500
 const PINNED = 1
@@ -23,7 +24,8 @@ export interface WholeRequestInput<M> {
   readonly format: MessageFormat<M>
   readonly counter: TokenCounter
   readonly cache: CostCache
-  readonly flags: WeakMap<object, number>
+  /** The session's per-message flags, remembered across requests. */
+  readonly flags: PositionalMemo
   readonly generationId: string
   readonly provider: string
   readonly model: string
@@ -34,26 +36,19 @@ export interface WholeRequestInput<M> {
   readonly startedAt: number
 }
 
-const flagsOf = <M>(message: M, format: MessageFormat<M>, cache: WeakMap<object, number>): number => {
-  const key = typeof message === "object" && message !== null ? message : undefined
-  const hit = key === undefined ? undefined : cache.get(key)
-  if (hit !== undefined) return hit
-  const f = (format.isPinned(message) ? PINNED : 0) |
-    (format.isProtected(message) ? PROTECTED : 0) |
-    (format.isSummary(message) ? SUMMARY : 0) |
-    (format.links(message).length > 0 ? LINKED : 0) |
-    (format.role(message) === "user" ? USER : 0)
-  if (key !== undefined) cache.set(key, f)
-  return f
-}
+const flagsOf = <M>(message: M, format: MessageFormat<M>): number =>
+  (format.isPinned(message) ? PINNED : 0) |
+  (format.isProtected(message) ? PROTECTED : 0) |
+  (format.isSummary(message) ? SUMMARY : 0) |
+  (format.links(message).length > 0 ? LINKED : 0) |
+  (format.role(message) === "user" ? USER : 0)
 
 /** The audit, or undefined when a protected message belongs to a tool group (the general audit is needed). */
 export const wholeRequestAudit = <M>(input: WholeRequestInput<M>): PromptContextAudit | undefined => {
   const { format, messages } = input
   const n = messages.length
-  const flags = new Uint8Array(n)
+  const flags = input.flags.values(messages, (m) => flagsOf(m as M, format))
   let current = -1
-  for (let i = 0; i < n; i++) flags[i] = flagsOf(messages[i] as M, format, input.flags)
   for (let i = n - 1; i >= 0; i--) {
     if (((flags[i] as number) & USER) !== 0 && ((flags[i] as number) & SUMMARY) === 0) {
       current = i
