@@ -78,14 +78,7 @@ import {
   TokenCounterFailed,
   UnknownSession
 } from "./Errors.ts"
-import {
-  ContextStrategies,
-  finalizeAudit,
-  fitPrompt,
-  type PromptContextAudit,
-  startAudit,
-  type StrategyRun
-} from "./internal/hostImports.ts"
+import { ContextStrategies, finalizeAudit, fitPrompt, type PromptContextAudit } from "./internal/hostImports.ts"
 import { PositionalMemo } from "./internal/positional.ts"
 import { wholeRequestAudit } from "./internal/wholeRequestAudit.ts"
 import { enginePresets, type EngineSettings } from "./Presets.ts"
@@ -868,7 +861,10 @@ const make = (options: EngineOptions<unknown>) =>
         const generationId = `${session}#${turn}`
         // The common steady state: the whole request fits. `truncate` and `summarize` then keep every message and
         // insert nothing (they stop as soon as it fits), so the strategy guard and the interceptor pass — linear
-        // in the history with a large constant — are skipped; the audit is made from the same result.
+        // in the history with a large constant — are skipped; the audit is made from the same result. A strategy
+        // that is not a built-in one always runs under the guard: it is any function of the whole request, so its
+        // answer cannot be known from the last one, and checking it (pairs, protected messages) is one linear pass
+        // over costs already cached per message.
         const wanted = settings.strategy
         const builtin = (wanted === "truncate" || wanted === "summarize") &&
           (registry === undefined ||
@@ -881,25 +877,6 @@ const make = (options: EngineOptions<unknown>) =>
         const fitOptions = { format, cache }
         const prepared = requestTokens <= fitBudget
           ? (() => {
-            const result = {
-              kept: request,
-              excluded: [],
-              truncated: [],
-              inserted: [],
-              tokens: requestTokens,
-              budget: fitBudget,
-              fits: true,
-              diagnostics: []
-            }
-            const run: StrategyRun<unknown> = {
-              result,
-              requested: wanted,
-              ran: wanted,
-              fallback: false,
-              refitted: false,
-              dropped: [],
-              diagnostics: []
-            }
             const audit = wholeRequestAudit({
               messages: request,
               ...(request === history && measured?.of === history ? { cost: measured.cost } : {}),
@@ -914,17 +891,6 @@ const make = (options: EngineOptions<unknown>) =>
               contextLimit: fitBudget + replyReserve,
               reservedForReply: replyReserve,
               budget: fitBudget,
-              startedAt
-            }) ?? startAudit({
-              generationId,
-              provider,
-              model,
-              contextLimit: fitBudget + replyReserve,
-              reservedForReply: replyReserve,
-              messages: request,
-              strategy: run,
-              countTokens: counter,
-              options: fitOptions,
               startedAt
             })
             return { messages: request, fits: true, tokens: requestTokens, budget: fitBudget, audit }
