@@ -78,14 +78,8 @@ import {
   TokenCounterFailed,
   UnknownSession
 } from "./Errors.ts"
-import {
-  ContextStrategies,
-  finalizeAudit,
-  fitPrompt,
-  type PromptContextAudit,
-  startAudit,
-  type StrategyRun
-} from "./internal/hostImports.ts"
+import { ContextStrategies, finalizeAudit, fitPrompt, type PromptContextAudit } from "./internal/hostImports.ts"
+import { PositionalMemo } from "./internal/positional.ts"
 import { wholeRequestAudit } from "./internal/wholeRequestAudit.ts"
 import { enginePresets, type EngineSettings } from "./Presets.ts"
 import { readProviderError } from "./ProviderError.ts"
@@ -340,14 +334,14 @@ const settingsOf = (options: EngineOptions<unknown>): Result.Result<EngineSettin
 interface Runtime {
   readonly revision: number
   readonly cache: CostCache
-  /** Serialized size of each message (`JSON.stringify` length), by identity. */
-  readonly chars: WeakMap<object, number>
+  /** Serialized size of each message (`JSON.stringify` length). */
+  readonly chars: PositionalMemo
   /** An effectful counter's answers, by text. */
   readonly texts: Map<string, number>
   /** Counts of instructions texts. */
   readonly fixed: Map<string, number>
-  /** Per-message audit flags (pinned, protected, summary, linked, user), by identity. */
-  readonly flags: WeakMap<object, number>
+  /** Per-message audit flags (pinned, protected, summary, linked, user). */
+  readonly flags: PositionalMemo
   readonly counter: BudgetTokenCounter
   readonly governor?: { readonly analysis: GovernorAnalysis<unknown>; readonly messages: ReadonlyArray<unknown> }
   /**
@@ -357,24 +351,20 @@ interface Runtime {
   readonly clearIdle?: boolean | undefined
 }
 
-const jsonChars = (runtime: Runtime, message: unknown): number => {
+/** A message's serialized size (`JSON.stringify` length; 2 when it cannot be serialized). */
+const jsonChars = (message: unknown): number => {
   if (typeof message !== "object" || message === null) return String(message).length
-  const hit = runtime.chars.get(message)
-  if (hit !== undefined) return hit
-  let size: number
   try {
-    size = JSON.stringify(message)?.length ?? 2
+    return JSON.stringify(message)?.length ?? 2
   } catch {
-    size = 2
+    return 2
   }
-  runtime.chars.set(message, size)
-  return size
 }
 
-/** `transcriptChars` with the per-message sizes cached by identity. */
+/** `transcriptChars` with the per-message sizes remembered per session (by position, then identity). */
 const transcriptSize = (runtime: Runtime, messages: ReadonlyArray<unknown>): number => {
   let sum = 0
-  for (const message of messages) sum += jsonChars(runtime, message)
+  for (const size of runtime.chars.values(messages, jsonChars)) sum += size
   return sum + Math.max(0, messages.length - 1) + 2
 }
 
@@ -454,10 +444,10 @@ const make = (options: EngineOptions<unknown>) =>
       const fresh: Runtime = {
         revision: state?.revision ?? 0,
         cache: makeCostCache(),
-        chars: new WeakMap(),
+        chars: new PositionalMemo(),
         texts,
         fixed: new Map(),
-        flags: new WeakMap(),
+        flags: new PositionalMemo(),
         counter
       }
       runtimes.set(session, fresh)
@@ -883,7 +873,10 @@ const make = (options: EngineOptions<unknown>) =>
         const generationId = `${session}#${turn}`
         // The common steady state: the whole request fits. `truncate` and `summarize` then keep every message and
         // insert nothing (they stop as soon as it fits), so the strategy guard and the interceptor pass — linear
-        // in the history with a large constant — are skipped; the audit is made from the same result.
+        // in the history with a large constant — are skipped; the audit is made from the same result. A strategy
+        // that is not a built-in one always runs under the guard: it is any function of the whole request, so its
+        // answer cannot be known from the last one, and checking it (pairs, protected messages) is one linear pass
+        // over costs already cached per message.
         const wanted = settings.strategy
         const builtin = (wanted === "truncate" || wanted === "summarize") &&
           (registry === undefined ||
@@ -896,25 +889,6 @@ const make = (options: EngineOptions<unknown>) =>
         const fitOptions = { format, cache }
         const prepared = requestTokens <= fitBudget
           ? (() => {
-            const result = {
-              kept: request,
-              excluded: [],
-              truncated: [],
-              inserted: [],
-              tokens: requestTokens,
-              budget: fitBudget,
-              fits: true,
-              diagnostics: []
-            }
-            const run: StrategyRun<unknown> = {
-              result,
-              requested: wanted,
-              ran: wanted,
-              fallback: false,
-              refitted: false,
-              dropped: [],
-              diagnostics: []
-            }
             const audit = wholeRequestAudit({
               messages: request,
               ...(request === history && measured?.of === history ? { cost: measured.cost } : {}),
@@ -929,17 +903,6 @@ const make = (options: EngineOptions<unknown>) =>
               contextLimit: fitBudget + replyReserve,
               reservedForReply: replyReserve,
               budget: fitBudget,
-              startedAt
-            }) ?? startAudit({
-              generationId,
-              provider,
-              model,
-              contextLimit: fitBudget + replyReserve,
-              reservedForReply: replyReserve,
-              messages: request,
-              strategy: run,
-              countTokens: counter,
-              options: fitOptions,
               startedAt
             })
             return { messages: request, fits: true, tokens: requestTokens, budget: fitBudget, audit }

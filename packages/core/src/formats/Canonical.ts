@@ -5,15 +5,20 @@
  */
 import { attachment, measureBase64, measureUrl, mimeField, size } from "../internal/attachments.ts"
 import { schemaIssues } from "../internal/issues.ts"
-import { topLevelLinks } from "../internal/links.ts"
 import { arr, contentText, empty, flag, isRecord, rec, replaceContentText, str, withFields } from "../internal/read.ts"
 import { sourceOf } from "../internal/source.ts"
 import { firstText, isSummaryText } from "../internal/summaryText.ts"
 import { Message } from "../Message.ts"
-import { type AttachmentInfo, makeFormat, type MessageFormat, type Role, type ToolCallInfo } from "../MessageFormat.ts"
+import {
+  type AttachmentInfo,
+  type Link,
+  makeFormat,
+  type MessageFormat,
+  type Role,
+  type ToolCallInfo
+} from "../MessageFormat.ts"
 
 const TEXT = new Set(["text"])
-const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool"])
 
 const readCalls = (message: unknown): ReadonlyArray<ToolCallInfo> => {
   const calls = arr(message, "toolCalls")
@@ -29,9 +34,49 @@ const readCalls = (message: unknown): ReadonlyArray<ToolCallInfo> => {
 
 const contentOf = (message: unknown): unknown => isRecord(message) ? message["content"] : undefined
 
+// The readers fitting calls once per message (role, links, pinned, protected, text) read the fields by name:
+// a named read is cached per call site, while the shared keyed helpers (`str(m, key)`) go through a generic
+// lookup that costs several times more on a long conversation.
+
 const roleOf = (message: unknown): Role => {
-  const role = str(message, "role")
-  return role !== undefined && ROLES.has(role) ? role as Role : "user"
+  const role = isRecord(message) ? message.role : undefined
+  return role === "system" || role === "assistant" || role === "tool" ? role : "user"
+}
+
+const forEachLink = (message: unknown, visit: (kind: Link["kind"], id: string) => void): void => {
+  if (!isRecord(message)) return
+  const callId = message.toolCallId
+  if (typeof callId === "string") return visit("result", callId)
+  const calls = message.toolCalls
+  if (!Array.isArray(calls)) return
+  for (const call of calls) {
+    const id = isRecord(call) ? call.id : undefined
+    if (typeof id === "string") visit("call", id)
+  }
+}
+
+const isPinned = (message: unknown): boolean => {
+  if (!isRecord(message)) return false
+  if (message.pinned === true) return true
+  const meta = message.meta
+  return isRecord(meta) && meta.pinned === true
+}
+
+/** The text counted: the content's text, then a `name arguments` line per tool call. */
+const textOf = (message: unknown): string => {
+  if (!isRecord(message)) return ""
+  const content = message.content
+  const text = typeof content === "string" ? content : contentText(content, TEXT)
+  const calls = message.toolCalls
+  if (!Array.isArray(calls) || calls.length === 0) return text
+  let out = text
+  for (const call of calls) {
+    const name = isRecord(call) && typeof call.name === "string" ? call.name : ""
+    const args = isRecord(call) && typeof call.arguments === "string" ? call.arguments : ""
+    const piece = name + " " + args
+    out = out.length === 0 ? piece : out + "\n" + piece
+  }
+  return out
 }
 
 /** An image or file part: inline base64 first, then the recorded size, then a `data:` URL. */
@@ -71,7 +116,7 @@ const validate = schemaIssues(Message)
 export const canonical: MessageFormat<Message> = makeFormat<Message>({
   name: "canonical",
   role: roleOf,
-  forEachLink: topLevelLinks("toolCallId", "toolCalls"),
+  forEachLink,
   toolCalls: readCalls,
   toolResults: (message) => {
     const callId = str(message, "toolCallId")
@@ -83,7 +128,15 @@ export const canonical: MessageFormat<Message> = makeFormat<Message>({
       text: contentText(isRecord(message) ? message["content"] : undefined, TEXT)
     }]
   },
-  isPinned: (message) => flag(message, "pinned") || flag(rec(message, "meta"), "pinned"),
+  isPinned,
+  // The default rule (pinned, or a system message whose source is absent or "system"), with the pinned check
+  // and the role read by name.
+  isProtected: (message) => {
+    if (isPinned(message)) return true
+    if (roleOf(message) !== "system") return false
+    const from = sourceOf(message, rec(message, "meta"))
+    return from === undefined || from === "system"
+  },
   isSummary: (message) => {
     if (flag(message, "summary")) return true
     const role = roleOf(message)
@@ -92,17 +145,7 @@ export const canonical: MessageFormat<Message> = makeFormat<Message>({
   source: (message) => sourceOf(message, rec(message, "meta")),
   id: (message) => str(message, "id"),
   meta: (message) => rec(message, "meta"),
-  text: (message) => {
-    const text = contentText(isRecord(message) ? message["content"] : undefined, TEXT)
-    const calls = arr(message, "toolCalls")
-    if (calls.length === 0) return text
-    let out = text
-    for (const call of calls) {
-      const piece = (str(call, "name") ?? "") + " " + (str(call, "arguments") ?? "")
-      out = out.length === 0 ? piece : out + "\n" + piece
-    }
-    return out
-  },
+  text: textOf,
   ownText: (message) => contentText(contentOf(message), TEXT),
   attachments: (message) => {
     const parts = arr(message, "content")

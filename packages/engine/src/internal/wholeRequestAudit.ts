@@ -6,8 +6,9 @@
  */
 import type { ConversationCost, CostCache, TokenCounter } from "@ctxkit/budget"
 import { conversationCost } from "@ctxkit/budget"
-import type { MessageFormat } from "@ctxkit/core"
+import { type MessageFormat, toolGroups } from "@ctxkit/core"
 import { PromptContextAudit } from "./hostImports.ts"
+import type { PositionalMemo } from "./positional.ts"
 
 const MAX_BLOCKS = 500
 const PINNED = 1
@@ -23,7 +24,8 @@ export interface WholeRequestInput<M> {
   readonly format: MessageFormat<M>
   readonly counter: TokenCounter
   readonly cache: CostCache
-  readonly flags: WeakMap<object, number>
+  /** The session's per-message flags, remembered across requests. */
+  readonly flags: PositionalMemo
   readonly generationId: string
   readonly provider: string
   readonly model: string
@@ -34,45 +36,52 @@ export interface WholeRequestInput<M> {
   readonly startedAt: number
 }
 
-const flagsOf = <M>(message: M, format: MessageFormat<M>, cache: WeakMap<object, number>): number => {
-  const key = typeof message === "object" && message !== null ? message : undefined
-  const hit = key === undefined ? undefined : cache.get(key)
-  if (hit !== undefined) return hit
-  const f = (format.isPinned(message) ? PINNED : 0) |
-    (format.isProtected(message) ? PROTECTED : 0) |
-    (format.isSummary(message) ? SUMMARY : 0) |
-    (format.links(message).length > 0 ? LINKED : 0) |
-    (format.role(message) === "user" ? USER : 0)
-  if (key !== undefined) cache.set(key, f)
-  return f
-}
+const flagsOf = <M>(message: M, format: MessageFormat<M>): number =>
+  (format.isPinned(message) ? PINNED : 0) |
+  (format.isProtected(message) ? PROTECTED : 0) |
+  (format.isSummary(message) ? SUMMARY : 0) |
+  (format.links(message).length > 0 ? LINKED : 0) |
+  (format.role(message) === "user" ? USER : 0)
 
-/** The audit, or undefined when a protected message belongs to a tool group (the general audit is needed). */
-export const wholeRequestAudit = <M>(input: WholeRequestInput<M>): PromptContextAudit | undefined => {
+/**
+ * The audit. A protected or pinned message in a tool group protects its whole group (as fitting does), so when
+ * some protected message has links the groups are read (`toolGroups`, one linear pass): the members of those
+ * groups are `protected` too, as in the general audit.
+ */
+export const wholeRequestAudit = <M>(input: WholeRequestInput<M>): PromptContextAudit => {
   const { format, messages } = input
   const n = messages.length
-  const flags = new Uint8Array(n)
+  const flags = input.flags.values(messages, (m) => flagsOf(m as M, format))
   let current = -1
-  for (let i = 0; i < n; i++) flags[i] = flagsOf(messages[i] as M, format, input.flags)
   for (let i = n - 1; i >= 0; i--) {
     if (((flags[i] as number) & USER) !== 0 && ((flags[i] as number) & SUMMARY) === 0) {
       current = i
       break
     }
   }
-  const reasonOf = (i: number): "pinned" | "protected" | "summary" | "fits" => {
+  /** The reason from the message alone. */
+  const ownReason = (i: number): "pinned" | "protected" | "summary" | "fits" => {
     const f = flags[i] as number
     if ((f & PINNED) !== 0) return "pinned"
     if ((f & PROTECTED) !== 0 || i === current) return "protected"
     return (f & SUMMARY) !== 0 ? "summary" : "fits"
   }
-  const important: Array<number> = []
-  for (let i = 0; i < n; i++) {
-    const reason = reasonOf(i)
-    // A protected message in a tool group protects its group: that needs the groups, so the general audit.
-    if ((reason === "pinned" || reason === "protected") && ((flags[i] as number) & LINKED) !== 0) return undefined
-    if (reason !== "fits") important.push(i)
+  const guards = (reason: string): boolean => reason === "pinned" || reason === "protected"
+  let grouped = false
+  for (let i = 0; i < n && !grouped; i++) grouped = guards(ownReason(i)) && ((flags[i] as number) & LINKED) !== 0
+  let inLockedGroup: ((i: number) => boolean) | undefined
+  if (grouped) {
+    const { groupOf } = toolGroups(messages, format)
+    const locked = new Set<number>()
+    for (let i = 0; i < n; i++) if (guards(ownReason(i))) locked.add(groupOf[i] as number)
+    inLockedGroup = (i) => locked.has(groupOf[i] as number)
   }
+  const reasonOf = (i: number): "pinned" | "protected" | "summary" | "fits" => {
+    const reason = ownReason(i)
+    return guards(reason) || inLockedGroup?.(i) !== true ? reason : "protected"
+  }
+  const important: Array<number> = []
+  for (let i = 0; i < n; i++) if (reasonOf(i) !== "fits") important.push(i)
   const cost = input.cost ?? conversationCost(messages, { counter: input.counter, format, cache: input.cache })
   // At most 500 blocks: protected, pinned and summary blocks first, then the most recent; real order kept.
   let chosen: Array<number>

@@ -305,10 +305,11 @@ export const finishFitting = <M>(
     }
   }
   const truncated: Array<TruncatedBlock<M>> = []
+  const hasCopies = f.copies.size > 0
   for (let i = 0; i < input.length; i++) {
     placeNotes(i)
     if (state[groupOf[i] as number] === REMOVED) continue
-    const copy = f.copies.get(i)
+    const copy = hasCopies ? f.copies.get(i) : undefined
     kept.push(copy?.message ?? input[i] as M)
     tokens += costAt(f, i)
     if (copy !== undefined) {
@@ -323,22 +324,10 @@ export const finishFitting = <M>(
   }
   placeNotes(input.length)
 
-  const excluded: Array<ExcludedMessage<M>> = []
-  for (const g of f.removed) {
-    const reason = f.reasons[g] as FitReason
-    for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) {
-      const i = f.members[k] as number
-      const cost = f.copies.get(i)?.original ?? (f.settings.countExcluded ? costAt(f, i) : f.costs[i] as number)
-      excluded.push(
-        Number.isNaN(cost) ? { message: input[i] as M, index: i, reason } : {
-          message: input[i] as M,
-          index: i,
-          reason,
-          tokens: cost
-        }
-      )
-    }
-  }
+  // With `countExcluded`, pricing the excluded messages can report a counter failure, so they are listed now;
+  // otherwise the list is built when first read: a caller that only sends `kept` never pays for an entry per
+  // removed message (about half of a long conversation), and one that reads it gets the same entries.
+  let excluded: ReadonlyArray<ExcludedMessage<M>> | undefined = f.settings.countExcluded ? excludedOf(f) : undefined
 
   const diagnostics = f.diagnostics
   if (Math.abs(tokens - f.total) > 1e-6 * Math.max(1, Math.abs(tokens))) {
@@ -353,7 +342,9 @@ export const finishFitting = <M>(
   }
   return {
     kept,
-    excluded,
+    get excluded() {
+      return excluded ??= excludedOf(f)
+    },
     truncated,
     inserted,
     tokens,
@@ -363,4 +354,21 @@ export const finishFitting = <M>(
     ...(extra.summaryCreated === undefined ? {} : { summaryCreated: extra.summaryCreated }),
     ...(extra.manualFallback === undefined ? {} : { manualFallback: extra.manualFallback })
   }
+}
+
+/** The removed messages in removal order, each with its price when it has one (the original's, for a copy). */
+const excludedOf = <M>(f: Fitting<M>): ReadonlyArray<ExcludedMessage<M>> => {
+  const excluded: Array<ExcludedMessage<M>> = []
+  const hasCopies = f.copies.size > 0
+  for (const g of f.removed) {
+    const reason = f.reasons[g] as FitReason
+    for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) {
+      const i = f.members[k] as number
+      const message = f.input[i] as M
+      const cost = (hasCopies ? f.copies.get(i)?.original : undefined) ??
+        (f.settings.countExcluded ? costAt(f, i) : f.costs[i] as number)
+      excluded.push(Number.isNaN(cost) ? { message, index: i, reason } : { message, index: i, reason, tokens: cost })
+    }
+  }
+  return excluded
 }
