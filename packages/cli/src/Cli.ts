@@ -3,15 +3,15 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
-import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { demoCommand } from "./commands/demo.ts"
 import { compactCommand } from "./commands/compact.ts"
 import { contextCommand } from "./commands/context.ts"
+import { demoCommand } from "./commands/demo.ts"
 import { detectCommand } from "./commands/detect.ts"
 import { fitCommand } from "./commands/fit.ts"
 import { governCommand } from "./commands/govern.ts"
@@ -62,7 +62,9 @@ const failureCode = (cause: Cause.Cause<unknown>): Effect.Effect<number> => {
   }
   if (error instanceof BadInput) return Effect.as(Console.error(`ctxkit: ${error.message}`), EXIT.badInput)
   if (error instanceof Verdict) return Effect.as(Console.error(`ctxkit: ${error.message}`), EXIT.verdict)
-  if (CliError.isCliError(error)) return Effect.as(Console.error(`ctxkit: ${error.message.split("\n")[0]}`), EXIT.badInput)
+  if (CliError.isCliError(error)) {
+    return Effect.as(Console.error(`ctxkit: ${error.message.split("\n")[0]}`), EXIT.badInput)
+  }
   const text = error instanceof Error ? error.message : String(error)
   return Effect.as(
     Console.error(`ctxkit: internal error (${text.split("\n")[0]}); this is a bug in ctxkit, please report it`),

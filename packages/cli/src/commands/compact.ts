@@ -6,8 +6,6 @@
  *
  * @internal
  */
-import { conversationCost, makeCostCache } from "@ctxkit/budget"
-import { compact, reduceToBudget } from "@ctxkit/compaction"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
@@ -27,9 +25,9 @@ const summarizerLayer = Effect.fnUntraced(function*(baseUrl: Option.Option<strin
   if (Option.isNone(baseUrl) && Option.isNone(model)) return engine.Summarizer.layerExtractive
   if (Option.isNone(baseUrl) || Option.isNone(model)) {
     return yield* new BadInput({
-      message: `${
-        Option.isNone(baseUrl) ? "--model" : "--base-url"
-      } needs ${Option.isNone(baseUrl) ? "--base-url" : "--model"}: pass both (--base-url http://127.0.0.1:8080/v1 --model NAME) to summarize with a model, or neither for the offline summarizer`
+      message: `${Option.isNone(baseUrl) ? "--model" : "--base-url"} needs ${
+        Option.isNone(baseUrl) ? "--base-url" : "--model"
+      }: pass both (--base-url http://127.0.0.1:8080/v1 --model NAME) to summarize with a model, or neither for the offline summarizer`
     })
   }
   yield* checkUrl(baseUrl.value)
@@ -49,7 +47,9 @@ export const checkUrl = (url: string): Effect.Effect<URL, BadInput> => {
     ? Effect.succeed(parsed)
     : Effect.fail(
       new BadInput({
-        message: `--base-url ${JSON.stringify(url)} is not an http(s) URL; pass the server's address, e.g. --base-url http://127.0.0.1:11434/v1`
+        message: `--base-url ${
+          JSON.stringify(url)
+        } is not an http(s) URL; pass the server's address, e.g. --base-url http://127.0.0.1:11434/v1`
       })
     )
 }
@@ -76,6 +76,9 @@ export const compactCommand = Command.make("compact", {
       () => DEFAULT_MAX_CONTEXT_CHARS
     )
     const summarizer = yield* summarizerLayer(flags.baseUrl, flags.model)
+    const [{ conversationCost, makeCostCache }, { compact, reduceToBudget }] = yield* Effect.promise(() =>
+      Promise.all([import("@ctxkit/budget"), import("@ctxkit/compaction")])
+    )
     const counter = yield* loadCounter(flags.tokenizer)
     const conversation = yield* loadConversation(flags.file, flags.format)
     const progress = yield* progressFor(conversation.bytes)
@@ -93,7 +96,9 @@ export const compactCommand = Command.make("compact", {
       Effect.mapError((error) =>
         new BadInput({
           message: `compaction failed: ${"error" in error ? error.error : error.message}${
-            Option.isSome(flags.baseUrl) ? "; check that --base-url answers and --model exists, or drop both to use the offline summarizer" : ""
+            Option.isSome(flags.baseUrl)
+              ? "; check that --base-url answers and --model exists, or drop both to use the offline summarizer"
+              : ""
           }`
         })
       )
@@ -139,15 +144,17 @@ export const compactCommand = Command.make("compact", {
           conversation.detected ? " (detected)" : ""
         }, ${n(tokensBefore)} tokens (${counter.id})`,
         outcome._tag === "Compacted"
-          ? `plan: cut at message ${outcome.plan.cut}${
-            outcome.plan.midTurn ? " (inside the last long turn)" : ""
-          }: ${n(outcome.plan.summarized.length)} summarized, ${n(outcome.plan.kept.length)} kept`
+          ? `plan: cut at message ${outcome.plan.cut}${outcome.plan.midTurn ? " (inside the last long turn)" : ""}: ${
+            n(outcome.plan.summarized.length)
+          } summarized, ${n(outcome.plan.kept.length)} kept`
           : `no compaction: ${outcome.detail}`,
         ...(outcome._tag === "Compacted"
           ? [
             `checkpoint (${outcome.parsed.structured ? "structured" : "text only"}${
               outcome.partial ? ", partial" : ""
-            }, ${Option.isSome(flags.baseUrl) ? `model ${Option.getOrElse(flags.model, () => "")}` : "offline summarizer"}):`,
+            }, ${
+              Option.isSome(flags.baseUrl) ? `model ${Option.getOrElse(flags.model, () => "")}` : "offline summarizer"
+            }):`,
             ...outcome.parsed.text.split("\n").map((line) => `  ${line}`)
           ]
           : []),

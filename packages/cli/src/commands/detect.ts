@@ -5,7 +5,6 @@
  *
  * @internal
  */
-import { OverflowDetector } from "@ctxkit/overflow"
 import type { ObservedRequest } from "@ctxkit/overflow/DetectorState"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
@@ -27,8 +26,7 @@ interface Sample {
 const SHAPE =
   "each sample is { \"estimate\": N, \"tokens\": N } with optional \"kind\": \"turn\" | \"compaction\", \"reset\": true, \"window\": N"
 
-const isCount = (value: unknown): value is number =>
-  Predicate.isNumber(value) && Number.isFinite(value) && value >= 0
+const isCount = (value: unknown): value is number => Predicate.isNumber(value) && Number.isFinite(value) && value >= 0
 
 /** Checks one parsed record; `where` names it in the message (`samples.jsonl:4`). */
 const toSample = (value: unknown, where: string): Sample | string => {
@@ -71,6 +69,7 @@ export const detectCommand = Command.make("detect", {
   tokenizer
 }, (flags) =>
   Effect.gen(function*() {
+    const { OverflowDetector } = yield* Effect.promise(() => import("@ctxkit/overflow"))
     const counter = yield* loadCounter(flags.tokenizer)
     const input = yield* readInput(flags.file)
     const document = yield* parseDocument(input)
@@ -105,14 +104,18 @@ export const detectCommand = Command.make("detect", {
       })
     } else {
       yield* printLines([
-        `${input.source}: ${n(samples.length)} requests replayed (estimates from ${counter.id}), ${n(truncated)} truncated`,
+        `${input.source}: ${n(samples.length)} requests replayed (estimates from ${counter.id}), ${
+          n(truncated)
+        } truncated`,
         ...verdicts.flatMap((v, index) =>
           v.truncated
             ? [
-              `  request ${index}: truncated (${v.rule}${v.mode === undefined ? "" : `, ${v.mode}`}): the server reported ${
-                n(v.sample.tokens)
-              } prompt tokens for about ${n(v.sample.estimate)}${
-                v.apparentWindow === undefined ? "" : `; the server's window looks like about ${n(v.apparentWindow.tokens)}`
+              `  request ${index}: truncated (${v.rule}${
+                v.mode === undefined ? "" : `, ${v.mode}`
+              }): the server reported ${n(v.sample.tokens)} prompt tokens for about ${n(v.sample.estimate)}${
+                v.apparentWindow === undefined
+                  ? ""
+                  : `; the server's window looks like about ${n(v.apparentWindow.tokens)}`
               }`
             ]
             : []

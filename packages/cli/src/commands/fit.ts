@@ -4,8 +4,6 @@
  *
  * @internal
  */
-import { available, conversationCost, makeCostCache, reserve } from "@ctxkit/budget"
-import { strategies } from "@ctxkit/fit"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
@@ -23,12 +21,14 @@ export const budgetOf = Effect.fnUntraced(function*(flags: {
   readonly window: Option.Option<string>
   readonly maxTokens: Option.Option<string>
 }) {
+  const { available, reserve } = yield* Effect.promise(() => import("@ctxkit/budget"))
   const budget = yield* checkCount("budget", flags.budget, { unit: "tokens", example: 8000 })
   const window = yield* checkCount("window", flags.window, { unit: "tokens", example: 8192 })
   const maxTokens = yield* checkCount("max-tokens", flags.maxTokens, { unit: "tokens", example: 1024 })
   if (Option.isSome(budget) && Option.isSome(window)) {
     return yield* new BadInput({
-      message: "--budget and --window were both given; pass one: --budget N (tokens for the prompt) or --window N [--max-tokens N]"
+      message:
+        "--budget and --window were both given; pass one: --budget N (tokens for the prompt) or --window N [--max-tokens N]"
     })
   }
   if (Option.isSome(budget)) {
@@ -42,7 +42,8 @@ export const budgetOf = Effect.fnUntraced(function*(flags: {
   if (Option.isSome(window)) {
     if (window.value > 2_000_000) {
       return yield* new BadInput({
-        message: `--window ${window.value} is over 2,000,000 tokens, which no model has; pass the model's real context window`
+        message:
+          `--window ${window.value} is over 2,000,000 tokens, which no model has; pass the model's real context window`
       })
     }
     const max = Option.getOrUndefined(maxTokens)
@@ -53,7 +54,8 @@ export const budgetOf = Effect.fnUntraced(function*(flags: {
     }
   }
   return yield* new BadInput({
-    message: "no budget: pass --budget N (tokens for the prompt) or --window N [--max-tokens N] (the model's context window)"
+    message:
+      "no budget: pass --budget N (tokens for the prompt) or --window N [--max-tokens N] (the model's context window)"
   })
 })
 
@@ -67,12 +69,17 @@ export const fitCommand = Command.make("fit", {
   window: count("window", "The model's context window in tokens (the budget is the window less the reply reserve)"),
   maxTokens: count("max-tokens", "The reply's max_tokens with --window (default: a quarter of the window)"),
   strategy: Flag.Literals("strategy", STRATEGY_IDS).pipe(
-    Flag.withDescription("How to make room: drop the oldest (truncate), summarize them, recall by relevance, or manual"),
+    Flag.withDescription(
+      "How to make room: drop the oldest (truncate), summarize them, recall by relevance, or manual"
+    ),
     Flag.withDefault("truncate" as (typeof STRATEGY_IDS)[number])
   )
 }, (flags) =>
   Effect.gen(function*() {
     const limits = yield* budgetOf(flags)
+    const [{ conversationCost, makeCostCache }, { strategies }] = yield* Effect.promise(() =>
+      Promise.all([import("@ctxkit/budget"), import("@ctxkit/fit")])
+    )
     const counter = yield* loadCounter(flags.tokenizer)
     const conversation = yield* loadConversation(flags.file, flags.format)
     const progress = yield* progressFor(conversation.bytes)

@@ -4,7 +4,6 @@
  *
  * @internal
  */
-import { govern } from "@ctxkit/governor"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
@@ -24,6 +23,7 @@ export const governCommand = Command.make("govern", {
   )
 }, (flags) =>
   Effect.gen(function*() {
+    const { govern } = yield* Effect.promise(() => import("@ctxkit/governor"))
     const counter = yield* loadCounter(flags.tokenizer)
     const toolKinds = yield* Effect.promise(() => TOOL_KINDS[flags.tools]())
     const conversation = yield* loadConversation(flags.file, flags.format)
@@ -53,7 +53,9 @@ export const governCommand = Command.make("govern", {
       }; ${n(tokensBefore)} → ${n(tokensAfter)} tokens (${n(tokensBefore - tokensAfter)} saved)`,
       ...[...byReason].map(([reason, { count, saved }]) => `  ${reason}: ${n(count)}, ${n(saved)} tokens`),
       ...result.elisions.slice(0, 10).map((e) => `  #${e.index} ${e.tool} ${e.callId} → ${e.stub}`),
-      ...(result.elisions.length > 10 ? [`  … and ${n(result.elisions.length - 10)} more (--json lists them all)`] : []),
+      ...(result.elisions.length > 10
+        ? [`  … and ${n(result.elisions.length - 10)} more (--json lists them all)`]
+        : []),
       ...result.diagnostics.map((d) => `note: ${d.message}`)
     ])
   })).pipe(

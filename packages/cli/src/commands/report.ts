@@ -5,29 +5,39 @@
  *
  * @internal
  */
-import { available, reserve } from "@ctxkit/budget"
-import { contextReport } from "@ctxkit/governor"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
-import { renderReportHtml } from "../HtmlReport.ts"
 import { loadConversation } from "../internal/conversation.ts"
 import { BadInput, Verdict } from "../internal/errors.ts"
-import { checkCount, count, file, format, json, loadCounter, tokenizer, TOOL_KINDS, tools } from "../internal/options.ts"
+import {
+  checkCount,
+  count,
+  file,
+  format,
+  json,
+  loadCounter,
+  tokenizer,
+  TOOL_KINDS,
+  tools
+} from "../internal/options.ts"
 import { n, printJson, printLines, progressFor } from "../internal/output.ts"
 
 const writeHtml = Effect.fnUntraced(function*(path: string, page: string) {
   const fs = yield* FileSystem.FileSystem
   const info = yield* Effect.option(fs.stat(path))
   if (Option.isSome(info) && info.value.type === "Directory") {
-    return yield* new BadInput({ message: `--html ${path} is a directory; pass a file path such as ${path}/report.html` })
+    return yield* new BadInput({
+      message: `--html ${path} is a directory; pass a file path such as ${path}/report.html`
+    })
   }
   yield* fs.writeFileString(path, page).pipe(
     Effect.mapError((error) =>
       new BadInput({
-        message: `--html ${path} could not be written (${error.reason._tag}); pass a path in a directory that exists and is writable`
+        message:
+          `--html ${path} could not be written (${error.reason._tag}); pass a path in a directory that exists and is writable`
       })
     )
   )
@@ -56,13 +66,19 @@ export const reportCommand = Command.make("report", {
     const window = yield* checkCount("window", flags.window, { unit: "tokens", example: 8192 })
     const maxTokens = yield* checkCount("max-tokens", flags.maxTokens, { unit: "tokens", example: 1024 })
     if (Option.isNone(window)) {
-      return yield* new BadInput({ message: "missing --window N: the model's context window in tokens, e.g. --window 8192" })
+      return yield* new BadInput({
+        message: "missing --window N: the model's context window in tokens, e.g. --window 8192"
+      })
     }
     if (window.value > 2_000_000) {
       return yield* new BadInput({
-        message: `--window ${window.value} is over 2,000,000 tokens, which no model has; pass the model's real context window`
+        message:
+          `--window ${window.value} is over 2,000,000 tokens, which no model has; pass the model's real context window`
       })
     }
+    const [{ available, reserve }, { contextReport }, { renderReportHtml }] = yield* Effect.promise(() =>
+      Promise.all([import("@ctxkit/budget"), import("@ctxkit/governor"), import("../HtmlReport.ts")])
+    )
     const counter = yield* loadCounter(flags.tokenizer)
     const toolKinds = yield* Effect.promise(() => TOOL_KINDS[flags.tools]())
     const conversation = yield* loadConversation(flags.file, flags.format)
@@ -81,8 +97,8 @@ export const reportCommand = Command.make("report", {
     const max = Option.getOrUndefined(maxTokens)
     const budget = available(window.value, max)
     const reply = reserve(window.value, max)
-    // The governor is never off here, so the report is the governed one.
-    const tokens = report.mode === "off" ? 0 : report.tokens.after
+    // The governor is never off here. In shadow the request is the history as it is; in on, the elided one.
+    const tokens = report.mode === "off" ? 0 : report.mode === "on" ? report.tokens.after : report.tokens.before
     if (flags.json) yield* printJson(report)
     else if (report.mode !== "off") {
       const byType = new Map<string, number>()
@@ -92,9 +108,9 @@ export const reportCommand = Command.make("report", {
         `${conversation.source}: ${n(report.messages)} messages, ${conversation.formatName}${
           conversation.detected ? " (detected)" : ""
         }, counted with ${report.tokens.counter}${report.tokens.approximate ? " (approximate)" : ""}`,
-        `window ${n(window.value)}: ${n(tokens)} tokens used (${
-          Math.round((tokens / window.value) * 100)
-        }%), ${n(Math.max(0, budget - tokens))} free, ${n(reply)} reserved for the reply`,
+        `window ${n(window.value)}: ${n(tokens)} tokens used (${Math.round((tokens / window.value) * 100)}%), ${
+          n(Math.max(0, budget - tokens))
+        } free, ${n(reply)} reserved for the reply`,
         `governor ${report.mode}: ${n(report.elisions.length)} ${
           report.mode === "on" ? "elided" : "would be elided"
         }, ${n(report.tokens.saved)} tokens saved (${n(report.tokens.before)} → ${n(report.tokens.after)})`,

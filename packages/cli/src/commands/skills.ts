@@ -5,7 +5,6 @@
  *
  * @internal
  */
-import { discoverSkills, validateSkill } from "@ctxkit/instructions"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
@@ -31,15 +30,19 @@ const list = Command.make("list", {
     Flag.optional
   ),
   untrusted: Flag.Boolean("untrusted").pipe(
-    Flag.withDescription("Treat the project as untrusted: its own .agents/skills (and the like) are not read")
+    Flag.withDescription("Treat the project as untrusted: its own .agents/skills (and the like) are not read"),
+    Flag.withDefault(false)
   )
 }, (flags) =>
   Effect.gen(function*() {
+    const { discoverSkills } = yield* Effect.promise(() => import("@ctxkit/instructions"))
     const path = yield* Path.Path
     const dir = Option.getOrElse(flags.target, () => ".")
     const info = yield* existingPath(dir)
     if (info.type !== "Directory") {
-      return yield* new BadInput({ message: `${dir} is not a directory; pass the project directory to list its skills` })
+      return yield* new BadInput({
+        message: `${dir} is not a directory; pass the project directory to list its skills`
+      })
     }
     const cwd = path.resolve(dir)
     const root = yield* workspaceOf(Option.none(), cwd)
@@ -68,7 +71,9 @@ const list = Command.make("list", {
       return
     }
     yield* printLines([
-      `${n(found.skills.length)} skills (about ${n(found.skills.reduce((sum, s) => sum + s.tokens, 0))} tokens in the catalog)`,
+      `${n(found.skills.length)} skills (about ${
+        n(found.skills.reduce((sum, s) => sum + s.tokens, 0))
+      } tokens in the catalog)`,
       ...found.skills.map((s) => `  ${s.name} (${s.source}${s.enabled ? "" : ", disabled"}): ${s.description}`),
       ...found.shadowed.map((s) => `  shadowed: ${s.name} at ${s.file}`),
       ...found.diagnostics.map((d) => `${d.severity}: ${d.message}${d.path === undefined ? "" : ` (${d.path})`}`)
@@ -77,6 +82,7 @@ const list = Command.make("list", {
 
 const validate = Command.make("validate", { json, target }, (flags) =>
   Effect.gen(function*() {
+    const { validateSkill } = yield* Effect.promise(() => import("@ctxkit/instructions"))
     const dir = Option.getOrElse(flags.target, () => ".")
     yield* existingPath(dir)
     const report = yield* validateSkill(dir)
@@ -97,14 +103,20 @@ const validate = Command.make("validate", { json, target }, (flags) =>
       })
     } else {
       yield* printLines([
-        `${report.valid ? "valid" : "invalid"}: ${n(report.skills.length)} SKILL.md file${report.skills.length === 1 ? "" : "s"} checked`,
-        ...report.skills.map((s) => `  ${s.validation.valid ? "ok" : "error"}: ${s.validation.name ?? "(no name)"} (${s.file})`),
+        `${report.valid ? "valid" : "invalid"}: ${n(report.skills.length)} SKILL.md file${
+          report.skills.length === 1 ? "" : "s"
+        } checked`,
+        ...report.skills.map((s) =>
+          `  ${s.validation.valid ? "ok" : "error"}: ${s.validation.name ?? "(no name)"} (${s.file})`
+        ),
         ...diagnostics.map((d) => `${d.severity}: ${d.message}${d.path === undefined ? "" : ` (${d.path})`}`)
       ])
     }
     if (!report.valid) {
       return yield* new Verdict({
-        message: `${n(diagnostics.filter((d) => d.severity === "error").length)} error(s) in the skills at ${dir}; fix each one listed above`
+        message: `${
+          n(diagnostics.filter((d) => d.severity === "error").length)
+        } error(s) in the skills at ${dir}; fix each one listed above`
       })
     }
   })).pipe(Command.withDescription("Check SKILL.md files (name, description, size) under a path"))

@@ -19,7 +19,10 @@ export const windowCommand = Command.make("window", {
     Flag.withDescription("The server's address, e.g. http://127.0.0.1:11434 or http://127.0.0.1:8080/v1"),
     Flag.withMetavar("URL")
   ),
-  model: Flag.String("model").pipe(Flag.withDescription("The model to ask about (when the server has several)"), Flag.optional)
+  model: Flag.String("model").pipe(
+    Flag.withDescription("The model to ask about (when the server has several)"),
+    Flag.optional
+  )
 }, (flags) =>
   Effect.gen(function*() {
     yield* checkUrl(flags.baseUrl)

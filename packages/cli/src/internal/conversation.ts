@@ -4,13 +4,13 @@
  *
  * @internal
  */
-import { decodeConversation, detectFormat, type MessageFormat } from "@ctxkit/core"
+import type { MessageFormat } from "@ctxkit/core"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { BadInput } from "./errors.ts"
 import { documentMessages, parseDocument, readInput } from "./input.ts"
-import { cliFormatName, FORMAT_NAMES, formatOf } from "./options.ts"
+import { cliFormatName, FORMAT_NAMES } from "./options.ts"
 
 /** A conversation ready for the library. */
 export interface LoadedConversation {
@@ -30,11 +30,12 @@ export const loadConversation = Effect.fnUntraced(function*(
   file: Option.Option<string>,
   formatName: keyof typeof FORMAT_NAMES
 ) {
+  const { decodeConversation, detectFormat, formats } = yield* Effect.promise(() => import("@ctxkit/core"))
   const input = yield* readInput(file)
   const document = yield* parseDocument(input)
   const messages = yield* documentMessages(document, input.source)
   const detected = formatName === "auto"
-  const format = detected ? detectFormat(messages) : formatOf(formatName)
+  const format = detected ? detectFormat(messages) : (formats[FORMAT_NAMES[formatName]] as MessageFormat<unknown>)
   const decoded = decodeConversation(messages, { format })
   if (Result.isFailure(decoded)) {
     const issues = decoded.failure.issues
@@ -46,9 +47,9 @@ export const loadConversation = Effect.fnUntraced(function*(
         Object.keys(FORMAT_NAMES).filter((k) => k !== formatName).join("|")
       })`
     return yield* new BadInput({
-      message: `${input.source}: not a valid ${cliFormatName(format.name)} conversation: ${first?.path ?? "messages"}: ${
-        first?.message ?? "invalid"
-      }${more}; ${fix}`
+      message: `${input.source}: not a valid ${cliFormatName(format.name)} conversation: ${
+        first?.path ?? "messages"
+      }: ${first?.message ?? "invalid"}${more}; ${fix}`
     })
   }
   return {

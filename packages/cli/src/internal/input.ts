@@ -47,7 +47,8 @@ const decodeText = (bytes: Uint8Array, source: string): Effect.Effect<InputText,
   if (probe.includes(0)) {
     return Effect.fail(
       new BadInput({
-        message: `${source} is a binary file (it contains NUL bytes), not a conversation; pass a JSON or JSONL text file`
+        message:
+          `${source} is a binary file (it contains NUL bytes), not a conversation; pass a JSON or JSONL text file`
       })
     )
   }
@@ -64,7 +65,8 @@ const readStdin = Effect.fnUntraced(function*() {
   const stdio = yield* Stdio.Stdio
   if (yield* stdio.stdinIsTerminal) {
     return yield* new BadInput({
-      message: "no input: stdin is a terminal; pass a file path, or pipe the conversation in (`cat chat.json | ctxkit …`)"
+      message:
+        "no input: stdin is a terminal; pass a file path, or pipe the conversation in (`cat chat.json | ctxkit …`)"
     })
   }
   const chunks: Array<Uint8Array> = []
@@ -137,7 +139,8 @@ export type Document =
 
 const malformed = (source: string, line: number, column: number, problem: string, kind: string) =>
   new BadInput({
-    message: `${source}:${line}:${column}: malformed ${kind}: ${problem}; fix the file at line ${line}, column ${column}`
+    message:
+      `${source}:${line}:${column}: malformed ${kind}: ${problem}; fix the file at line ${line}, column ${column}`
   })
 
 const parseJsonl = (input: InputText): Effect.Effect<Document, BadInput> => {
@@ -181,20 +184,24 @@ const looksLikeMessage = (value: unknown): boolean =>
 
 const describeKeys = (value: object): string => {
   const keys = Object.keys(value)
-  return keys.length === 0 ? "an empty object" : `an object with keys ${keys.slice(0, 6).join(", ")}${
-    keys.length > 6 ? ", …" : ""
-  }`
+  return keys.length === 0 ?
+    "an empty object" :
+    `an object with keys ${keys.slice(0, 6).join(", ")}${keys.length > 6 ? ", …" : ""}`
 }
 
 const kindOf = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? describeKeys(value) :
-  `a ${typeof value}`
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ?
+    describeKeys(value) :
+    `a ${typeof value}`
 
 /**
  * The messages of a document: a JSON array, `{ "messages": [...] }`, a Responses `{ "input": [...] }`, JSONL (one
  * message per line), or one message object. Anything else names what it is and what to pass.
  */
-export const documentMessages = (document: Document, source: string): Effect.Effect<ReadonlyArray<unknown>, BadInput> => {
+export const documentMessages = (
+  document: Document,
+  source: string
+): Effect.Effect<ReadonlyArray<unknown>, BadInput> => {
   const expected =
     "pass a JSON array of messages, { \"messages\": [...] }, a Responses { \"input\": [...] }, or JSONL (one message per line)"
   let messages: ReadonlyArray<unknown>
@@ -207,7 +214,9 @@ export const documentMessages = (document: Document, source: string): Effect.Eff
     } else if (Predicate.isObject(value) && Array.isArray((value as { input?: unknown }).input)) {
       messages = (value as { input: ReadonlyArray<unknown> }).input
     } else if (looksLikeMessage(value)) messages = [value]
-    else return Effect.fail(new BadInput({ message: `${source} holds ${kindOf(value)}, not a conversation; ${expected}` }))
+    else {return Effect.fail(
+        new BadInput({ message: `${source} holds ${kindOf(value)}, not a conversation; ${expected}` })
+      )}
   }
   if (messages.length === 0) {
     return Effect.fail(new BadInput({ message: `${source} holds no messages; ${expected}` }))

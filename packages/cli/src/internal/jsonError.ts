@@ -68,7 +68,9 @@ const firstError = (text: string): { readonly offset: number; readonly problem: 
     if (c === "f") return literal("false")
     if (c === "n") return literal("null")
     if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return number()
-    return fail(i >= n ? "the text ends where a value was expected" : `unexpected ${describe()} where a value was expected`)
+    return fail(
+      i >= n ? "the text ends where a value was expected" : `unexpected ${describe()} where a value was expected`
+    )
   }
   const key = () => {
     skip()

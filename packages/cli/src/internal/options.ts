@@ -5,8 +5,7 @@
  *
  * @internal
  */
-import { approximateCounter, type TokenCounter } from "@ctxkit/budget"
-import { formats, type MessageFormat } from "@ctxkit/core"
+import type { TokenCounter } from "@ctxkit/budget"
 import * as Argument from "effect/cli/Argument"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
@@ -25,7 +24,10 @@ export const file = Argument.String("file").pipe(
   Argument.optional
 )
 
-/** The CLI's names of the wire formats, each with the `formats` member it selects. */
+/**
+ * The CLI's names of the wire formats, each with the `formats` member it selects. (Library modules are imported
+ * by the command that needs them, when it runs: `ctxkit fit` never loads the governor or the compaction code.)
+ */
 export const FORMAT_NAMES = {
   auto: "auto",
   canonical: "canonical",
@@ -35,7 +37,7 @@ export const FORMAT_NAMES = {
   "ai-sdk": "aiSdk",
   "effect-ai": "effectAi",
   langchain: "langchain"
-} as const satisfies Record<string, keyof typeof formats>
+} as const
 
 /** The CLI name of a `formats` member (`openaiChat` → `openai-chat`). */
 export const cliFormatName = (name: string): string =>
@@ -49,7 +51,7 @@ export const format = Flag.Literals("format", Object.keys(FORMAT_NAMES) as Array
 
 /** The tokenizers by name; each exact one is imported only when named, so start-up stays light. */
 const TOKENIZERS = {
-  approximate: () => Promise.resolve(approximateCounter),
+  approximate: () => import("@ctxkit/budget").then((m) => m.approximateCounter),
   o200k: () => import("@ctxkit/budget/o200k").then((m) => m.o200kCounter),
   cl100k: () => import("@ctxkit/budget/cl100k").then((m) => m.cl100kCounter),
   llama3: () => import("@ctxkit/budget/llama3").then((m) => m.llama3Counter),
@@ -79,10 +81,6 @@ export const loadCounter = (name: TokenizerName): Effect.Effect<TokenCounter, Ba
       })
   })
 
-/** The `formats` member selected by `--format`. */
-export const formatOf = (name: keyof typeof FORMAT_NAMES): MessageFormat<unknown> =>
-  formats[FORMAT_NAMES[name]] as MessageFormat<unknown>
-
 /**
  * A flag holding a count of tokens (or characters, turns). Read as text and checked by {@link checkCount} rather
  * than by `Flag.Int`, so that `0`, `-5`, `NaN`, `1.5` and `8k` all get one message naming what is accepted.
@@ -106,7 +104,9 @@ export const checkCount = (
   const range = options.max === undefined ? `of at least ${min}` : `from ${min} to ${max}`
   return Effect.fail(
     new BadInput({
-      message: `--${name} ${JSON.stringify(given.value)} is ${what}; pass a whole number of ${options.unit} ${range}, e.g. --${name} ${options.example}`
+      message: `--${name} ${
+        JSON.stringify(given.value)
+      } is ${what}; pass a whole number of ${options.unit} ${range}, e.g. --${name} ${options.example}`
     })
   )
 }

@@ -26,7 +26,9 @@ export const progressFor = Effect.fnUntraced(function*(bytes: number) {
   const stdio = yield* Stdio.Stdio
   const on = bytes >= LARGE_INPUT_BYTES && (yield* stdio.stderrIsTerminal)
   return {
-    step: (text: string): Effect.Effect<void> => (on ? Effect.sync(() => process.stderr.write(`\r\x1b[2K${text}…`)) : Effect.void),
+    step: (
+      text: string
+    ): Effect.Effect<void> => (on ? Effect.sync(() => process.stderr.write(`\r\x1b[2K${text}…`)) : Effect.void),
     done: on ? Effect.sync(() => process.stderr.write("\r\x1b[2K")) : Effect.void
   }
 })

@@ -18,7 +18,11 @@ const commandList = (doc: HelpDoc): string =>
   (doc.subcommands ?? []).flatMap((group) => group.commands.map((c) => c.name)).join(", ")
 
 /** One line for one parse error: the problem, then what is accepted. */
-export const problemLine = (error: CliError.NonShowHelpErrors, doc: HelpDoc, commandPath: ReadonlyArray<string>): string => {
+export const problemLine = (
+  error: CliError.NonShowHelpErrors,
+  doc: HelpDoc,
+  commandPath: ReadonlyArray<string>
+): string => {
   const command = commandPath.join(" ")
   const help = `see \`${command} --help\``
   switch (error._tag) {
@@ -30,14 +34,17 @@ export const problemLine = (error: CliError.NonShowHelpErrors, doc: HelpDoc, com
       const suggestion = error.suggestions.length > 0 ? `did you mean ${error.suggestions.join(" or ")}? ` : ""
       return `unknown command "${error.subcommand}"; ${suggestion}valid commands: ${commandList(doc)} (${help})`
     }
-    case "MissingOption":
-      return `missing required flag --${error.option} (${help})`
+    case "MissingOption": {
+      const flag = doc.flags.find((f) => f.name === error.option)
+      return `missing required flag --${error.option}${flag === undefined ? "" : ` <${flag.type}>`} (${help})`
+    }
     case "MissingArgument":
       return `missing argument <${error.argument}> (${help})`
     case "UnexpectedArgument":
       return `unexpected argument${error.arguments.length > 1 ? "s" : ""} ${error.arguments.join(" ")}; ${
-        doc.args !== undefined && doc.args.length > 0 ? `takes ${doc.args.map((a) => `<${a.name}>`).join(" ")}` :
-        "takes no arguments"
+        doc.args !== undefined && doc.args.length > 0 ?
+          `takes ${doc.args.map((a) => `<${a.name}>`).join(" ")}` :
+          "takes no arguments"
       } (${help})`
     case "InvalidValue":
       return `${error.message.split("\n")[0]} (${help})`
@@ -50,7 +57,8 @@ export const problemLine = (error: CliError.NonShowHelpErrors, doc: HelpDoc, com
 export const presenterLayer = CliOutput.layerPresenter({
   present: (event) =>
     event._tag === "InvalidInvocation"
-      ? Effect.forEach(event.errors, (error) => Console.error(`${event.commandPath.join(" ")}: ${problemLine(error, event.helpDoc, event.commandPath)}`), {
+      ? Effect.forEach(event.errors, (error) =>
+        Console.error(`${event.commandPath.join(" ")}: ${problemLine(error, event.helpDoc, event.commandPath)}`), {
         discard: true
       })
       : CliOutput.defaultPresenter.present(event)
