@@ -19,7 +19,7 @@ export const governCommand = Command.make("govern", {
   tokenizer,
   tools,
   mode: Flag.Literals("mode", ["shadow", "on"] as const).pipe(
-    Flag.withDescription("shadow: the history unchanged, with what would be elided; on: redundant results stubbed")
+    Flag.withDescription("shadow (the history unchanged, with what would be elided) or on (redundant results stubbed)")
   )
 }, (flags) =>
   Effect.gen(function*() {

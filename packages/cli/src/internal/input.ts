@@ -161,6 +161,15 @@ const parseJsonl = (input: InputText): Effect.Effect<Document, BadInput> => {
   return Effect.succeed({ _tag: "Jsonl", values, lines: numbers })
 }
 
+const parses = (line: string): boolean => {
+  try {
+    JSON.parse(line)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
  * Parses `input` as one JSON document, or as JSONL when it is several lines that each start a JSON object or
  * array. A malformed document names its line and column.
@@ -171,8 +180,11 @@ export const parseDocument = (input: InputText): Effect.Effect<Document, BadInpu
     return Effect.succeed({ _tag: "Json", value: JSON.parse(text) })
   } catch {
     const lines = text.split("\n").filter((line) => line.trim() !== "")
-    // JSONL: more than one line, each one JSON value (a message or a sample is an object).
-    if (lines.length > 1 && lines.every((line) => /^\s*[{[]/.test(line))) return parseJsonl({ ...input, text })
+    // JSONL: several lines, each starting a JSON value, the first of them whole on its line; otherwise a JSON
+    // document spread over lines is malformed where the scanner says.
+    if (lines.length > 1 && lines.every((line) => /^\s*[{[]/.test(line)) && parses(lines[0] ?? "")) {
+      return parseJsonl({ ...input, text })
+    }
     const place = jsonErrorPlace(text)
     return Effect.fail(malformed(input.source, place.line, place.column, place.problem, "JSON"))
   }

@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Stdio from "effect/Stdio"
 import { LARGE_INPUT_BYTES } from "./input.ts"
 
-/** Prints `value` as the one JSON document of the run. */
-export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value, null, 2))
+/** Prints `value` as the one JSON document of the run, on one line (pipe it to `jq` to read it). */
+export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value))
 
 /** Prints human lines. */
 export const printLines = (lines: ReadonlyArray<string>): Effect.Effect<void> => Console.log(lines.join("\n"))

@@ -10,6 +10,7 @@ import * as CliOutput from "effect/cli/CliOutput"
 import type { HelpDoc } from "effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 const flagList = (doc: HelpDoc): string =>
   [...doc.flags, ...(doc.inheritedFlags ?? [])].map((f) => `--${f.name}`).join(", ")
@@ -36,7 +37,8 @@ export const problemLine = (
     }
     case "MissingOption": {
       const flag = doc.flags.find((f) => f.name === error.option)
-      return `missing required flag --${error.option}${flag === undefined ? "" : ` <${flag.type}>`} (${help})`
+      const what = flag === undefined ? "" : Option.getOrElse(flag.description, () => "")
+      return `missing required flag --${error.option}${what === "" ? "" : `: ${what}`} (${help})`
     }
     case "MissingArgument":
       return `missing argument <${error.argument}> (${help})`
@@ -55,11 +57,12 @@ export const problemLine = (
 
 /** The presenter the `ctxkit` command runs with. */
 export const presenterLayer = CliOutput.layerPresenter({
-  present: (event) =>
-    event._tag === "InvalidInvocation"
-      ? Effect.forEach(event.errors, (error) =>
-        Console.error(`${event.commandPath.join(" ")}: ${problemLine(error, event.helpDoc, event.commandPath)}`), {
-        discard: true
-      })
-      : CliOutput.defaultPresenter.present(event)
+  present: (event) => {
+    if (event._tag !== "InvalidInvocation") return CliOutput.defaultPresenter.present(event)
+    // The first problem only: one line that names it and the fix (a typo can make the parser report more).
+    const first = event.errors[0]
+    return first === undefined
+      ? Effect.void
+      : Console.error(`${event.commandPath.join(" ")}: ${problemLine(first, event.helpDoc, event.commandPath)}`)
+  }
 })
