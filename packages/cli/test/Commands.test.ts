@@ -336,7 +336,7 @@ describe("report", () => {
     )
     const tight = await ctxkit(["report", file, "--window", "300"])
     assert.strictEqual(tight.code, 1)
-    assert.match(tight.stdout, /window 300: \d+ tokens used/)
+    assert.match(tight.stdout, /window 300: [\d,]+ tokens used/)
     assert.match(
       tight.stderr.trim(),
       /^ctxkit: the request \(\d+ tokens\) does not fit the window of 300 less 75 reserved/
