@@ -293,7 +293,7 @@ const BAD_USAGE: ReadonlyArray<BadUsage> = [
   {
     label: "skills: unknown subcommand",
     args: ["skills", "lint"],
-    expect: /unknown command "lint"; valid commands: list, validate/
+    expect: /unknown command "lint"; did you mean list\? valid commands: list, validate/
   },
   {
     label: "an unknown command",

@@ -339,7 +339,7 @@ describe("report", () => {
     assert.match(tight.stdout, /window 300: [\d,]+ tokens used/)
     assert.match(
       tight.stderr.trim(),
-      /^ctxkit: the request \(\d+ tokens\) does not fit the window of 300 less 75 reserved/
+      /^ctxkit: the request \([\d,]+ tokens\) does not fit the window of 300 less 75 reserved/
     )
   })
 })
