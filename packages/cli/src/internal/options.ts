@@ -119,7 +119,7 @@ export const TOOL_KINDS = {
   "swe-agent": () => import("@ctxkit/governor").then((m) => m.sweAgentToolKinds)
 } as const
 
-/** `--tools`: which tool names the governor reads (the seed's `read_file`, … by default). */
+/** `--tools`: which tool names the governor reads (its default names, `read_file`, …, unless told). */
 export const tools = Flag.Literals("tools", Object.keys(TOOL_KINDS) as Array<keyof typeof TOOL_KINDS>).pipe(
   Flag.withDescription(
     "The tool names the governor knows: seed (read_file, write_file, edit_file, bg_output, search_text), canonical (the ctxkit corpus), claude-code (Read, Edit, Grep, …) or swe-agent"
