@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // The `ctxkit` bin. It must exist at install time (npm links workspace bins during `npm ci`), so it is plain
-// JavaScript: it runs the built CLI when `dist` exists, and the TypeScript sources otherwise.
+// JavaScript: it runs the built CLI when `dist` exists, and the TypeScript sources otherwise (a fresh clone before
+// `npm run build`). For the sources, the `@ctxkit/source` export condition is added in this same process by a
+// module resolve hook (Node >= 22.15), so that no second Node process has to start.
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const built = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
-if (existsSync(built)) {
+if (existsSync(built) && process.env["CTXKIT_FROM_SOURCE"] !== "1") {
   await import(built)
 } else {
-  const { spawnSync } = await import("node:child_process")
-  const source = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-  const run = spawnSync(process.execPath, ["--conditions=@ctxkit/source", source, ...process.argv.slice(2)], {
-    stdio: "inherit"
+  const { registerHooks } = await import("node:module")
+  registerHooks({
+    resolve: (specifier, context, nextResolve) =>
+      nextResolve(specifier, { ...context, conditions: [...context.conditions, "@ctxkit/source"] })
   })
-  process.exitCode = run.status ?? 1
+  await import(new URL("../src/bin.ts", import.meta.url).href)
 }

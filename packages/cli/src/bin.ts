@@ -8,4 +8,14 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import { run } from "./Cli.ts"
 
-run(process.argv).pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+const main = run(process.argv).pipe(
+  // The exit code is set, not forced: the process ends once stdout has been written out.
+  Effect.flatMap((code) =>
+    Effect.sync(() => {
+      process.exitCode = code
+    })
+  ),
+  Effect.provide(NodeServices.layer)
+)
+
+NodeRuntime.runMain(main)
