@@ -324,7 +324,7 @@ describe("report", () => {
       expected.mode === "shadow" && expected.elisions.length === 5,
       "the reads before the epoch are superseded"
     )
-    assert.strictEqual(fs.readFileSync(html, "utf8"), renderReportHtml(expected, { source: file }))
+    assert.strictEqual(fs.readFileSync(html, "utf8"), renderReportHtml(expected, { source: file, window: 8192 }))
   })
 
   it("--governor on, and exit 1 when the request does not fit the window less the reserve", async () => {

@@ -92,7 +92,14 @@ export const reportCommand = Command.make("report", {
     })
     yield* progress.done
     if (Option.isSome(flags.html)) {
-      yield* writeHtml(flags.html.value, renderReportHtml(report, { source: conversation.source }))
+      yield* writeHtml(
+        flags.html.value,
+        renderReportHtml(report, {
+          source: conversation.source,
+          window: window.value,
+          maxTokens: Option.getOrUndefined(maxTokens)
+        })
+      )
     }
     const max = Option.getOrUndefined(maxTokens)
     const budget = available(window.value, max)
