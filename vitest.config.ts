@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
 export default defineConfig({
   // `@ctxkit/*` imports resolve to the TypeScript sources, so no build is needed before a test run.
@@ -6,6 +6,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@ctxkit/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"],
+    // The real llama-server suite is opt-in: `npm run test:servers` (vitest.servers.config.ts).
+    exclude: [...configDefaults.exclude, "tests/servers/**"],
     setupFiles: ["./vitest.setup.ts"],
     reporters: ["default", "./vitest.summary.ts"],
     sequence: { concurrent: true },

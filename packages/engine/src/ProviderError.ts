@@ -48,6 +48,26 @@ const positive = (value: unknown): number | undefined => {
   return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : undefined
 }
 
+/**
+ * An `AiError` that keeps no body (`@ctxkit/effect-ai`'s `OpenAiCompatible`) keeps the error's fields in its
+ * provider metadata (`metadata.openai.{errorType, errorCode, nCtx, nPromptTokens}`): read back as a body.
+ */
+const metadataBody = (metadata: unknown): unknown => {
+  if (!isRecord(metadata)) return undefined
+  for (const fields of Object.values(metadata)) {
+    if (!isRecord(fields) || (fields["errorType"] === undefined && fields["errorCode"] === undefined)) continue
+    return {
+      error: {
+        type: fields["errorType"],
+        code: fields["errorCode"],
+        n_ctx: fields["nCtx"],
+        n_prompt_tokens: fields["nPromptTokens"]
+      }
+    }
+  }
+  return undefined
+}
+
 /** The HTTP status and the body, whatever shape the error came in. */
 const partsOf = (
   error: unknown
@@ -61,7 +81,8 @@ const partsOf = (
     const http = isRecord(reason["http"]) ? reason["http"] : {}
     const response = isRecord(http["response"]) ? http["response"] : {}
     for (const key of ["description", "message"]) if (typeof reason[key] === "string") texts.push(reason[key])
-    return { status: positive(response["status"]), body: parsed(http["body"]), texts }
+    const body = parsed(http["body"])
+    return { status: positive(response["status"]), body: body ?? metadataBody(reason["metadata"]), texts }
   }
   if ("status" in error && "body" in error) {
     return { status: positive(error["status"]), body: parsed(error["body"]), texts }

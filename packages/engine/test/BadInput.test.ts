@@ -264,6 +264,30 @@ describe("provider errors", () => {
       })
     })
     assert.deepInclude(readProviderError(ai), { overWindow: true, window: 4096 })
+    // OpenAiCompatible keeps no body, only the error's fields in metadata.openai.
+    const bodiless = new AiError.AiError({
+      module: "OpenAiCompatible",
+      method: "generateText",
+      reason: new AiError.InvalidRequestError({
+        description: "HTTP 400: request (5000 tokens) exceeds the available context size (4096 tokens)",
+        metadata: {
+          openai: {
+            status: 400,
+            errorCode: "400",
+            errorType: "exceed_context_size_error",
+            nPromptTokens: 5000,
+            nCtx: 4096
+          }
+        },
+        http: { response: { status: 400, headers: {} } }
+      })
+    })
+    assert.deepInclude(readProviderError(bodiless), {
+      overWindow: true,
+      provider: "llama.cpp",
+      window: 4096,
+      promptTokens: 5000
+    })
     assert.deepInclude(readProviderError({ status: 429, body: { error: { message: "slow down" } } }), {
       overWindow: false,
       code: "rate_limited"
