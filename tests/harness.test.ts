@@ -1,31 +1,15 @@
 import { startOllamaLikeServer } from "@ctxkit/testing/OllamaLikeServer"
 import { tutorialKeys } from "@ctxkit/testing/Tutorial"
 import { assert, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { main } from "../examples/harness/main.ts"
 import { eightFilesAgent, SAMPLE_WORKSPACE } from "../examples/harness/offline.ts"
 import { confine, listFiles, readFile, search } from "../examples/harness/tools.ts"
+import { ROOT, runHarness } from "./harnessRun.ts"
 
-const ROOT = path.resolve(import.meta.dirname, "..")
-
-/** Runs the harness's main module in a child process, as `npm run harness -- …args` does. */
-const harness = (args: ReadonlyArray<string>) =>
-  new Promise<{ readonly code: number; readonly lines: ReadonlyArray<string>; readonly stderr: string }>(
-    (resolve) => {
-      execFile(
-        process.execPath,
-        ["--conditions=@ctxkit/source", "examples/harness/main.ts", ...args],
-        { cwd: ROOT, timeout: 120_000 },
-        (error, stdout, stderr) => {
-          const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
-          resolve({ code, lines: stdout.replace(/\n$/, "").split("\n"), stderr })
-        }
-      )
-    }
-  )
+const harness = (args: ReadonlyArray<string>) => runHarness(args)
 
 /** One child run takes a few seconds; on a loaded two-core machine, much more. */
 const SLOW = 240_000

@@ -5,12 +5,10 @@
  * from the server, one `ctx used/window (percent)` line per model call, all within it, and the run answered; with
  * a wrong window, the server's HTTP 400 ending the run as `context_overflow` with the window it reported.
  */
-import { execFile } from "node:child_process"
-import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { type RunningLlamaServer, startLlamaServer } from "../../scripts/servers/llamaServer.ts"
+import { runHarness } from "../harnessRun.ts"
 
-const ROOT = path.resolve(import.meta.dirname, "../..")
 const N_CTX = 2_048
 
 let server: RunningLlamaServer
@@ -22,20 +20,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const harness = (args: ReadonlyArray<string>) =>
-  new Promise<{ readonly code: number; readonly lines: ReadonlyArray<string>; readonly stderr: string }>(
-    (resolve) => {
-      execFile(
-        process.execPath,
-        ["--conditions=@ctxkit/source", "examples/harness/main.ts", ...args],
-        { cwd: ROOT, timeout: 280_000 },
-        (error, stdout, stderr) => {
-          const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
-          resolve({ code, lines: stdout.replace(/\n$/, "").split("\n"), stderr })
-        }
-      )
-    }
-  )
+const harness = (args: ReadonlyArray<string>) => runHarness(args, 280_000)
 
 const CTX = /^ctx ([\d,]+)\/([\d,]+) \((\d+)%\)$/
 const num = (text: string) => Number(text.replace(/,/g, ""))

@@ -10,6 +10,21 @@ import type { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import * as Schema from "effect/Schema"
 import { formatNumber } from "./internal/capFormat.ts"
 
+// The fields and message every "option adjusted" diagnostic of this package shares: the value given, what the
+// option accepts, and the documented default used instead (all as text).
+const adjustedFields = {
+  /** The value given, as text. */
+  given: Schema.String,
+  /** What the option accepts. */
+  accepted: Schema.String,
+  /** The value used instead, as text. */
+  used: Schema.String
+}
+
+const adjustedMessage = (
+  d: { readonly option: string; readonly given: string; readonly accepted: string; readonly used: string }
+): string => `Option ${d.option} = ${d.given} cannot be used; used ${d.used} instead. Set it to ${d.accepted}.`
+
 /**
  * An argument of `capToolResult` / `capToolResults` that cannot be used and has no default (`given` is the value
  * as text): for `available`, `options` (not an options object) and `text`, nothing was capped; for `from`, every
@@ -72,17 +87,12 @@ export class CapOptionAdjusted
   extends Schema.TaggedClass<CapOptionAdjusted>("@ctxkit/compaction/CapOptionAdjusted")("CapOptionAdjusted", {
     /** Which option: `share`, `maxToolResultTokens`, `overChars`, `keepChars`, `marker` or `measure`. */
     option: Schema.String,
-    /** The value given, as text. */
-    given: Schema.String,
-    /** What the option accepts. */
-    accepted: Schema.String,
-    /** The value used instead, as text. */
-    used: Schema.String
+    ...adjustedFields
   })
 {
   /** What happened and what to do about it. */
   get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
+    return adjustedMessage(this)
   }
 }
 
@@ -186,17 +196,12 @@ export class ClearOptionAdjusted
   extends Schema.TaggedClass<ClearOptionAdjusted>("@ctxkit/compaction/ClearOptionAdjusted")("ClearOptionAdjusted", {
     /** `keepToolResults`, `clearAtLeast` or `excludeTools`. */
     option: Schema.String,
-    /** The value given, as text. */
-    given: Schema.String,
-    /** What the option accepts. */
-    accepted: Schema.String,
-    /** The value used instead, as text. */
-    used: Schema.String
+    ...adjustedFields
   })
 {
   /** What happened and what to do about it. */
   get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
+    return adjustedMessage(this)
   }
 }
 
@@ -239,18 +244,13 @@ export class ContextPolicyAdjusted
     {
       /** `maxToolResultTokens`, `clearAt`, `compactAt`, `keepToolResults` or `policy`. */
       option: Schema.String,
-      /** The value given, as text. */
-      given: Schema.String,
-      /** What the field accepts. */
-      accepted: Schema.String,
-      /** The value used instead, as text. */
-      used: Schema.String
+      ...adjustedFields
     }
   )
 {
   /** What happened and what to do about it. */
   get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
+    return adjustedMessage(this)
   }
 }
 
@@ -275,16 +275,11 @@ export class PlanOptionAdjusted
   extends Schema.TaggedClass<PlanOptionAdjusted>("@ctxkit/compaction/PlanOptionAdjusted")("PlanOptionAdjusted", {
     /** `keepTurns` or `minKeepMessages`. */
     option: Schema.String,
-    /** The value given, as text. */
-    given: Schema.String,
-    /** What the option accepts. */
-    accepted: Schema.String,
-    /** The value used instead, as text. */
-    used: Schema.String
+    ...adjustedFields
   })
 {
   /** What happened and what to do about it. */
   get message(): string {
-    return `Option ${this.option} = ${this.given} cannot be used; used ${this.used} instead. Set it to ${this.accepted}.`
+    return adjustedMessage(this)
   }
 }
