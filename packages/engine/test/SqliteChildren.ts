@@ -78,6 +78,12 @@ export const start = (
     stderr += chunk
   })
   const exited = new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) => {
+    // A child that cannot start at all (EACCES, ENOENT) ends here with its error, never as an uncaught exception.
+    child.on("error", (error) => {
+      stderr += String(error)
+      for (const waiter of waiters.splice(0)) waiter.reject(error)
+      resolve({ code: -1, stderr })
+    })
     child.on("close", (code) => {
       if (buffered !== "") lines.push(buffered)
       for (const waiter of waiters.splice(0)) {
