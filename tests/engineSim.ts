@@ -245,6 +245,13 @@ export const requestViolations = <M>(
       break
     }
   }
+  // The newest checkpoint is the only copy of what it replaced: a request never goes without it.
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i] as M
+    if (!format.isSummary(m)) continue
+    if (!sentSet.has(m) && !texts.has(format.text(m))) out.push("L15: the newest checkpoint was dropped")
+    break
+  }
   const recount = serverCount(sent, format)
   const limit = available(result.window, maxTokens)
   if (result.window !== undefined && recount > limit) out.push(`L15: recount ${recount} > window − reserve ${limit}`)

@@ -107,11 +107,11 @@ const describeParams = (params: unknown): string => short(JSON.stringify(params)
  */
 export const runAgent = (task: string, config: AgentConfig, print: (line: string) => void) =>
   Effect.gen(function*() {
-    // The task is pinned (`options.ctxkit.pinned`): fitting and compaction keep it word for word, so a summary
-    // never stands in for what the user asked.
+    // The task is an ordinary user message: once compaction replaces it, the checkpoint carries it as its goal,
+    // and the engine's fitting never drops the newest checkpoint.
     let history = Prompt.make([
       { role: "system", content: SYSTEM_PROMPT },
-      { role: "user", content: task, options: { ctxkit: { pinned: true } } }
+      { role: "user", content: task }
     ])
     let calls = 0
     let input = 0

@@ -385,6 +385,22 @@ const describeError = (error: unknown): string =>
 // The engine
 
 /** How many times a call runs again after a `SessionConflict` before failing with it. */
+/**
+ * `format` with the newest checkpoint of `request` (its last `isSummary` message: the engine's own, or one the
+ * caller's harness wrote) also protected; the format itself when there is none.
+ */
+const protectingNewestCheckpoint = (
+  format: MessageFormat<unknown>,
+  request: ReadonlyArray<unknown>
+): MessageFormat<unknown> => {
+  let newest: unknown
+  for (let i = request.length - 1; i >= 0 && newest === undefined; i--) {
+    if (format.isSummary(request[i])) newest = request[i]
+  }
+  if (newest === undefined) return format
+  return { ...format, isProtected: (message) => message === newest || format.isProtected(message) }
+}
+
 const CONFLICT_RETRIES = 100
 
 const make = (options: EngineOptions<unknown>) =>
@@ -886,7 +902,10 @@ const make = (options: EngineOptions<unknown>) =>
           : request === history
           ? historyTokens()
           : conversationCost(request, { counter, format, cache }).total
-        const fitOptions = { format, cache }
+        // When it does not fit, the newest checkpoint is protected like the system prompt: it is the only copy of
+        // what it replaced (in a loop of one user turn, the task itself), and compaction keeps the recent turns
+        // whole, so the history can still be a little over the fit budget. The fitting then drops those older
+        // kept turns, never the checkpoint; a checkpoint that cannot fit fails the budget check below, with its fix.
         const prepared = requestTokens <= fitBudget
           ? (() => {
             const audit = wholeRequestAudit({
@@ -913,7 +932,8 @@ const make = (options: EngineOptions<unknown>) =>
             reservedForReply: replyReserve,
             strategy: wanted,
             ...(registry === undefined ? {} : { registry }),
-            ...fitOptions,
+            format: protectingNewestCheckpoint(format, request),
+            cache,
             generationId,
             provider,
             model,

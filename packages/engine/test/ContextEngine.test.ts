@@ -88,6 +88,45 @@ describe.each(storeLayers)("ContextEngine on the $name store", ({ store }) => {
     assert.isTrue((out.last?.tokens ?? Infinity) <= (out.last?.budget ?? 0))
   })
 
+  it("a loop of one user turn: once compacted, every request carries the newest checkpoint", async () => {
+    // No user message after the task: compaction has to replace the task itself, and the kept tail can leave
+    // the history a little over the fit budget (with these sizes, at 1,280 tokens, it does). The fitting then
+    // drops kept tool turns, never the checkpoint.
+    const loopTurn = (i: number): ReadonlyArray<Message> => [
+      {
+        role: "assistant",
+        content: `Reading file ${i}.`,
+        toolCalls: [{ id: `c${i}`, name: "read_file", arguments: `{"path":"f${i}.ts"}` }]
+      },
+      { role: "tool", toolCallId: `c${i}`, content: `line ${i}\n`.repeat(80 + 37 * (i % 7)) }
+    ]
+    const out = await run(
+      { format: formats.canonical, window: 1280, maxTokens: 256, preset: "alisio" },
+      Effect.gen(function*() {
+        const engine = yield* ContextEngine
+        const store = yield* SessionStore
+        const requests: Array<{ readonly sent: ReadonlyArray<Message>; readonly checkpoints: number }> = []
+        const task: ReadonlyArray<Message> = [
+          { role: "system", content: "You are a coding agent." },
+          { role: "user", content: "Find the longest file." }
+        ]
+        yield* engine.prepare({ session: "s", append: task })
+        for (let i = 0; i < 30; i++) {
+          const result = yield* engine.prepare({ session: "s", append: loopTurn(i) })
+          yield* engine.observe({ session: "s", usage: { prompt_tokens: result.tokens, completion_tokens: 10 } })
+          const state = Option.getOrThrow(yield* store.load("s"))
+          requests.push({ sent: result.messages, checkpoints: state.checkpoints.length })
+        }
+        return requests
+      })
+    )
+    const compacted = out.filter((r) => r.checkpoints > 0)
+    assert.isTrue(compacted.length > 0, "the loop compacts")
+    for (const { sent } of compacted) {
+      assert.isTrue(sent.some((m) => formats.canonical.isSummary(m)), "a request went without its checkpoint")
+    }
+  })
+
   it("classifies llama.cpp's over-window error and fits the next request to its n_ctx", async () => {
     const out = await run(
       { format: formats.canonical, window: 32_000, maxTokens: 512 },
