@@ -10,9 +10,10 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { conversationMessages } from "./ConversationMessages.ts"
+import { type GroupDiagnostic, NotAConversation } from "./Diagnostics.ts"
 import { auto } from "./formats/Auto.ts"
 import type { FormatInput, MessageFormat, ToolCallInfo } from "./MessageFormat.ts"
-import { type GroupDiagnostic, NotAConversation, toolGroups } from "./ToolGroups.ts"
+import { toolGroups } from "./ToolGroups.ts"
 
 /**
  * The text of the synthetic result `repairPairs` gives a dangling call under `dangling: "stub"`.

@@ -7,210 +7,29 @@
  */
 import { dual } from "effect/Function"
 import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
 import { conversationMessages } from "./ConversationMessages.ts"
+import {
+  AwaitingExecution,
+  DanglingCall,
+  type GroupDiagnostic,
+  NotAConversation,
+  OrphanApprovalResponse,
+  OrphanResult,
+  ReusedCallId
+} from "./Diagnostics.ts"
+
+// What `toolGroups` reports, declared in `Diagnostics.ts` and re-exported from the step's own module.
+export {
+  AwaitingExecution,
+  DanglingCall,
+  type GroupDiagnostic,
+  NotAConversation,
+  OrphanApprovalResponse,
+  OrphanResult,
+  ReusedCallId
+}
 import { auto } from "./formats/Auto.ts"
 import { type FormatInput, isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
-
-/**
- * A tool result whose call does not appear anywhere in the conversation. Providers reject such a request;
- * `repairPairs` drops it.
- *
- * @example
- * ```ts
- * import { OrphanResult } from "@ctxkit/core"
- *
- * new OrphanResult({ callId: "c9", index: 4 }).message
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class OrphanResult extends Schema.TaggedClass<OrphanResult>("@ctxkit/core/OrphanResult")("OrphanResult", {
-  /** The call id the result claims to answer. */
-  callId: Schema.String,
-  /** Index of the message carrying the result. */
-  index: Schema.Number
-}) {
-  /** What is wrong and what to do. */
-  get message(): string {
-    return `messages[${this.index}] answers tool call "${this.callId}", which no message issues. Providers reject orphan results: drop it with repairPairs(messages, { orphans: "drop" }).`
-  }
-}
-
-/**
- * A tool call with no result anywhere in the conversation: in flight, or its outcome is unknown.
- * `repairPairs` can drop it or answer it with a stub.
- *
- * @example
- * ```ts
- * import { DanglingCall } from "@ctxkit/core"
- *
- * new DanglingCall({ callId: "c1", index: 2 }).message
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class DanglingCall extends Schema.TaggedClass<DanglingCall>("@ctxkit/core/DanglingCall")("DanglingCall", {
-  /** The id of the unanswered call. */
-  callId: Schema.String,
-  /** Index of the message issuing it. */
-  index: Schema.Number
-}) {
-  /** What is wrong and what to do. */
-  get message(): string {
-    return `Tool call "${this.callId}" issued by messages[${this.index}] has no result. If it is not in flight, close it with repairPairs(messages, { dangling: "stub" }) or drop it with { dangling: "drop" }.`
-  }
-}
-
-/**
- * One call id issued by two different calls. When the earlier call was already answered, the id is read
- * as reused (later results answer the later call: servers that number calls per response do this);
- * otherwise the results cannot be told apart and every message using the id is put in one group. Some
- * providers reject a request with duplicate ids.
- *
- * @example
- * ```ts
- * import { ReusedCallId } from "@ctxkit/core"
- *
- * new ReusedCallId({ callId: "call_0", first: 1, index: 7 }).message
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class ReusedCallId extends Schema.TaggedClass<ReusedCallId>("@ctxkit/core/ReusedCallId")("ReusedCallId", {
-  /** The reused id. */
-  callId: Schema.String,
-  /** Index of the message that issued it first. */
-  first: Schema.Number,
-  /** Index of the message that issued it again. */
-  index: Schema.Number
-}) {
-  /** What is wrong and what to do. */
-  get message(): string {
-    return `Tool call id "${this.callId}" is issued by messages[${this.first}] and again by messages[${this.index}]. Results after the second call are paired with it; some providers reject duplicate ids, so give each call a unique id.`
-  }
-}
-
-/**
- * An approval response whose request is nowhere in the conversation (AI SDK and `effect/ai` tool approvals,
- * OpenAI Responses `mcp_approval_response` items).
- * The AI SDK rejects such a prompt (`AI_InvalidToolApprovalError`); `repairPairs` drops it.
- *
- * @example
- * ```ts
- * import { OrphanApprovalResponse } from "@ctxkit/core"
- *
- * new OrphanApprovalResponse({ approvalId: "a7", index: 5 }).message
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class OrphanApprovalResponse
-  extends Schema.TaggedClass<OrphanApprovalResponse>("@ctxkit/core/OrphanApprovalResponse")("OrphanApprovalResponse", {
-    /** The approval id the response answers. */
-    approvalId: Schema.String,
-    /** Index of the message carrying the response. */
-    index: Schema.Number
-  })
-{
-  /** What is wrong and what to do. */
-  get message(): string {
-    return `messages[${this.index}] answers approval "${this.approvalId}", which no message requests. The AI SDK rejects it (AI_InvalidToolApprovalError): drop it with repairPairs(messages, { orphans: "drop" }).`
-  }
-}
-
-/**
- * Information, not a problem: a call whose approval was answered and that has no result yet. Approved, it is
- * waiting to run (the AI SDK's normal state between steps); denied, it is waiting for the framework's
- * `execution-denied` result. It is not dangling: `repairPairs` never stubs or drops it, and fitting keeps it
- * with its approval.
- *
- * @example
- * ```ts
- * import { AwaitingExecution } from "@ctxkit/core"
- *
- * new AwaitingExecution({ callId: "c1", approvalId: "a1", approved: true, index: 2 }).message
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class AwaitingExecution
-  extends Schema.TaggedClass<AwaitingExecution>("@ctxkit/core/AwaitingExecution")("AwaitingExecution", {
-    /** The id of the call. */
-    callId: Schema.String,
-    /** The approval that was answered. */
-    approvalId: Schema.String,
-    /** Whether the approval was granted. */
-    approved: Schema.Boolean,
-    /** Index of the message issuing the call. */
-    index: Schema.Number
-  })
-{
-  /** What it means. */
-  get message(): string {
-    return this.approved
-      ? `Tool call "${this.callId}" issued by messages[${this.index}] was approved and has not run yet; it runs on the next step. Nothing to repair.`
-      : `Tool call "${this.callId}" issued by messages[${this.index}] was denied and has no result yet; the framework answers it with an execution-denied result. Nothing to repair.`
-  }
-}
-
-/**
- * The messages given are not a conversation (not an array, nor an `effect/ai` `Prompt`; for example an object
- * holding a `messages` array, a string, `null`): nothing was read, so there are no groups and nothing to
- * repair. Reported so that a JavaScript caller's mistake is never read as an empty conversation that is fine.
- *
- * @example
- * ```ts
- * import { toolGroups } from "@ctxkit/core"
- *
- * const wrong: unknown = { messages: [{ role: "user", content: "hi" }] }
- * toolGroups(wrong as ReadonlyArray<unknown>).diagnostics[0]?._tag // "NotAConversation"
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export class NotAConversation extends Schema.TaggedClass<NotAConversation>("@ctxkit/core/NotAConversation")(
-  "NotAConversation",
-  {
-    /** What was given instead and what to pass, as text (`expected an array of messages, got null: …`). */
-    given: Schema.String
-  }
-) {
-  /** What happened and what to do about it. */
-  get message(): string {
-    return `Not a conversation: ${this.given}. Nothing was read (decodeConversation checks untrusted input).`
-  }
-}
-
-/**
- * What `toolGroups` reports. Reported, never thrown: problems (an orphan result or approval response, a
- * dangling call, a reused id) and the informational {@link AwaitingExecution}.
- *
- * @example
- * ```ts
- * import { toolGroups } from "@ctxkit/core"
- * import type { GroupDiagnostic } from "@ctxkit/core/ToolGroups"
- *
- * const diagnostics: ReadonlyArray<GroupDiagnostic> = toolGroups([{ role: "tool", toolCallId: "x", content: "" }]).diagnostics
- * diagnostics[0]?._tag // "OrphanResult"
- * ```
- *
- * @category diagnostics
- * @since 0.1.0
- */
-export type GroupDiagnostic =
-  | OrphanResult
-  | DanglingCall
-  | ReusedCallId
-  | OrphanApprovalResponse
-  | AwaitingExecution
-  | NotAConversation
 
 /**
  * The partition of a conversation into tool-call groups.
@@ -250,10 +69,11 @@ interface ApprovalState {
 /**
  * Union–find over message indices: `parent[i] === i` marks a root. The smaller index always becomes the root,
  * so a root is the first message of its set (what group numbering below relies on), and trees stay shallow for
- * the usual call-then-results order.
+ * the usual call-then-results order. Plain arrays, not typed ones: a typed array costs microseconds to allocate
+ * whatever its size, which on a conversation of a thousand messages is more than filling it.
  */
 const makeSets = (n: number) => {
-  const parent = new Int32Array(n)
+  const parent: Array<number> = new Array(n)
   for (let i = 0; i < n; i++) parent[i] = i
   const find = (i: number): number => {
     let x = i
@@ -279,8 +99,8 @@ const makeSets = (n: number) => {
  *
  * - every link is read through `format.forEachLink` (no array per message) and joins its message to the set of
  *   the first message that mentioned the same id (union–find);
- * - what is known about each tool-call id lives in three parallel typed arrays indexed by a slot number, and one
- *   `Map` gives an id's slot: one lookup per link and no object per id (on long conversations, allocating and
+ * - what is known about each tool-call id lives in three parallel arrays indexed by a slot number, and one `Map`
+ *   gives an id's slot: one lookup per link and no object per id (on long conversations, allocating and
  *   collecting an object per id cost more than the lookups);
  * - approvals are read only from messages that have a `ref` link (only those can carry one);
  * - the diagnostics that need the whole conversation (orphans, dangling calls, orphan approval responses) are
@@ -292,30 +112,15 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
   const n = Array.isArray(messages) ? messages.length : 0
   const { parent, find, union } = makeSets(n)
   // Per tool-call id, by slot: the first message that mentioned it (later mentions join its set); the message
-  // that issued the call, -1 while only results were seen; whether some result answers it (1) or not (0).
-  // Conversations rarely have more ids than messages, so the arrays start that large and double when full.
+  // that issued the call, -1 while only results were seen; whether some result answers it.
   const slotOf = new Map<string, number>()
-  let slots = 0
-  let anchor = new Int32Array(Math.max(n, 8))
-  let issuer = new Int32Array(anchor.length)
-  let answered = new Uint8Array(anchor.length)
-  const addSlot = (first: number, issuedBy: number, answer: number): number => {
-    if (slots === anchor.length) {
-      const grown = (from: Int32Array) => {
-        const to = new Int32Array(from.length * 2)
-        to.set(from)
-        return to
-      }
-      anchor = grown(anchor)
-      issuer = grown(issuer)
-      const flags = new Uint8Array(answered.length * 2)
-      flags.set(answered)
-      answered = flags
-    }
-    anchor[slots] = first
-    issuer[slots] = issuedBy
-    answered[slots] = answer
-    return slots++
+  const anchor: Array<number> = []
+  const issuer: Array<number> = []
+  const answered: Array<boolean> = []
+  const addSlot = (first: number, issuedBy: number, answer: boolean): number => {
+    anchor.push(first)
+    issuer.push(issuedBy)
+    return answered.push(answer) - 1
   }
   // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
   const firstWithKey = new Map<string, number>()
@@ -339,13 +144,13 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
     const slot = slotOf.get(id)
     if (slot === undefined) {
       // First mention of the id, from its call (the usual case) or from a result.
-      slotOf.set(id, addSlot(i, kind === "call" ? i : -1, kind === "result" ? 1 : 0))
+      slotOf.set(id, addSlot(i, kind === "call" ? i : -1, kind === "result"))
       if (kind === "result") resultBeforeCall = true
       return
     }
     if (kind === "result") {
       union(anchor[slot]!, i)
-      answered[slot] = 1
+      answered[slot] = true
       return
     }
     // A call for an id already mentioned.
@@ -357,12 +162,12 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
       return
     }
     diagnostics.push(new ReusedCallId({ callId: id, first: earlier, index: i }))
-    if (answered[slot] === 1 && earlier !== i) {
+    if (answered[slot] === true && earlier !== i) {
       // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
       // response do this). Later results answer the new call, in a new group.
       anchor[slot] = i
       issuer[slot] = i
-      answered[slot] = 0
+      answered[slot] = false
     } else {
       // Two calls with one id and no result between them: their results cannot be told apart.
       union(anchor[slot]!, i)
@@ -415,10 +220,10 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
   // conversations have none, so the ids are only walked when some slot is open.
   const unanswered: Array<DanglingCall | AwaitingExecution> = []
   let open = false
-  for (let slot = 0; slot < slots && !open; slot++) open = answered[slot] === 0 && issuer[slot] !== -1
+  for (let slot = 0; slot < answered.length && !open; slot++) open = answered[slot] === false && issuer[slot] !== -1
   if (open) {
     for (const [callId, slot] of slotOf) {
-      if (answered[slot] === 1 || issuer[slot] === -1) continue
+      if (answered[slot] === true || issuer[slot] === -1) continue
       const approval = answeredApproval.get(callId)
       const index = issuer[slot]!
       unanswered.push(
@@ -435,11 +240,11 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
 
   // Number groups by first member. A root is the smallest index of its set, so when message m is not a root,
   // its root came earlier and already has a group.
-  const groupOf: Array<number> = []
+  const groupOf: Array<number> = new Array(n)
   let count = 0
   for (let m = 0; m < n; m++) {
     const root = parent[m] === m ? m : find(m)
-    groupOf.push(root === m ? count++ : groupOf[root]!)
+    groupOf[m] = root === m ? count++ : groupOf[root]!
   }
   let groups: ReadonlyArray<ReadonlyArray<number>> | undefined
   return {

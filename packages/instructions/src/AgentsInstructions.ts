@@ -4,18 +4,14 @@
  *
  * @since 0.1.0
  */
-import { describeValue } from "@ctxkit/core/Describe"
-import { readSetting, setting } from "@ctxkit/core/Settings"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import * as Predicate from "effect/Predicate"
-import * as Schema from "effect/Schema"
 import { InstructionsOptionAdjusted } from "./Diagnostics.ts"
-import { InvalidInstructionsOption, type OutsideWorkspace } from "./Errors.ts"
+import type { InvalidInstructionsOption, OutsideWorkspace } from "./Errors.ts"
 import { FILE_NAMES, fileInDirectory, projectNames, resolveWorkspace } from "./internal/agents.ts"
-import { capClosestFirst, clampBytes } from "./internal/cap.ts"
+import { CAP_BYTES_RANGE, CAP_DEFAULT_BYTES, capClosestFirst, readMaxBytes, requireMaxBytes } from "./internal/cap.ts"
 import { directoriesDown, realPathOr } from "./internal/files.ts"
 
 /**
@@ -41,7 +37,7 @@ export const INSTRUCTION_FILE_NAMES: ReadonlyArray<readonly [string, Instruction
  * @category constants
  * @since 0.1.0
  */
-export const DEFAULT_MAX_BYTES = 32_768
+export const DEFAULT_MAX_BYTES = CAP_DEFAULT_BYTES
 
 /**
  * Allowed range of `maxBytes`, inclusive.
@@ -49,7 +45,7 @@ export const DEFAULT_MAX_BYTES = 32_768
  * @category constants
  * @since 0.1.0
  */
-export const MAX_BYTES_RANGE: readonly [number, number] = [1_024, 1_048_576]
+export const MAX_BYTES_RANGE: readonly [number, number] = CAP_BYTES_RANGE
 
 /**
  * The header placed above the assembled instructions.
@@ -152,22 +148,6 @@ export interface AssembledInstructions {
   readonly diagnostics: ReadonlyArray<InstructionsOptionAdjusted>
 }
 
-const maxBytesSetting = setting(
-  Schema.Number.check(Schema.isBetween({ minimum: MAX_BYTES_RANGE[0], maximum: MAX_BYTES_RANGE[1] })),
-  { accepted: `${MAX_BYTES_RANGE[0]}-${MAX_BYTES_RANGE[1]}`, default: DEFAULT_MAX_BYTES }
-)
-
-// The pure assembly cannot fail, so a cap it cannot use is repaired (clamped into range, rounded down; the default
-// when not a finite number) and reported.
-const assembledMaxBytes = setting(
-  Schema.Int.check(Schema.isBetween({ minimum: MAX_BYTES_RANGE[0], maximum: MAX_BYTES_RANGE[1] })),
-  {
-    accepted: `an integer from ${MAX_BYTES_RANGE[0]} to ${MAX_BYTES_RANGE[1]}`,
-    default: DEFAULT_MAX_BYTES,
-    repair: (given) => clampBytes(Predicate.isNumber(given) ? given : Number.NaN, MAX_BYTES_RANGE, DEFAULT_MAX_BYTES)
-  }
-)
-
 /**
  * Assembles instruction files (farthest first: global, workspace root, …, working directory) into one text under
  * `INSTRUCTIONS_HEADER`, each under a `## label` line, capped at `maxBytes` of file text.
@@ -194,19 +174,7 @@ export const assembleInstructions = (
   files: ReadonlyArray<InstructionFile>,
   options: { readonly maxBytes?: number } = {}
 ): AssembledInstructions => {
-  const { adjustment, value: maxBytes } = readSetting(
-    "maxBytes",
-    assembledMaxBytes,
-    Predicate.isObject(options) ? options.maxBytes : undefined
-  )
-  const diagnostics = adjustment === undefined ? [] : [
-    new InstructionsOptionAdjusted({
-      option: adjustment.option,
-      given: describeValue(adjustment.given),
-      accepted: adjustment.accepted,
-      used: String(adjustment.used)
-    })
-  ]
+  const { diagnostics, maxBytes } = readMaxBytes(options)
   const { capped, omittedBytes } = capClosestFirst(files, maxBytes)
   const assembled = capped.map((c) => ({
     label: c.item.label,
@@ -314,14 +282,7 @@ export const loadInstructions: (
   FileSystem.FileSystem | Path.Path
 > = Effect.fn("Instructions.load")(function*(options: InstructionsOptions) {
   // An Effect operation: an option that cannot be used fails, naming it, rather than being replaced.
-  const { adjustment, value: maxBytes } = readSetting("maxBytes", maxBytesSetting, options.maxBytes)
-  if (adjustment !== undefined) {
-    return yield* new InvalidInstructionsOption({
-      option: "maxBytes",
-      value: Predicate.isNumber(adjustment.given) ? adjustment.given : Number.NaN,
-      allowed: adjustment.accepted
-    })
-  }
+  const maxBytes = yield* requireMaxBytes(options.maxBytes)
   const path = yield* Path.Path
   const { cwd, root } = yield* resolveWorkspace(options)
   const { global, perDirectory } = yield* applicableFiles(options, root, cwd)

@@ -8,16 +8,11 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import {
-  DEFAULT_MAX_BYTES,
-  type InstructionKind,
-  type InstructionsOptions,
-  MAX_BYTES_RANGE,
-  truncationNotice
-} from "./AgentsInstructions.ts"
-import type { OutsideWorkspace } from "./Errors.ts"
+import { type InstructionKind, type InstructionsOptions, truncationNotice } from "./AgentsInstructions.ts"
+import type { InstructionsOptionAdjusted } from "./Diagnostics.ts"
+import type { InvalidInstructionsOption, OutsideWorkspace } from "./Errors.ts"
 import { fileInDirectory, projectNames, resolveWorkspace } from "./internal/agents.ts"
-import { capClosestFirst, clampBytes } from "./internal/cap.ts"
+import { capClosestFirst, readMaxBytes, requireMaxBytes } from "./internal/cap.ts"
 import { directoriesDown, fingerprint, isWithin, realPathOr, typeOf } from "./internal/files.ts"
 
 /**
@@ -101,7 +96,14 @@ export interface NestedFile {
  * import type { NestedAttachment } from "@ctxkit/instructions/NestedInstructions"
  * import { emptyNestedState } from "@ctxkit/instructions"
  *
- * const nothing: NestedAttachment = { action: "none", files: [], text: "", omittedBytes: 0, state: emptyNestedState }
+ * const nothing: NestedAttachment = {
+ *   action: "none",
+ *   files: [],
+ *   text: "",
+ *   omittedBytes: 0,
+ *   state: emptyNestedState,
+ *   diagnostics: []
+ * }
  * ```
  *
  * @category models
@@ -118,6 +120,8 @@ export interface NestedAttachment {
   readonly omittedBytes: number
   /** The session's state after this call. */
   readonly state: NestedState
+  /** The options that could not be used as given, with the value used instead (empty when none). */
+  readonly diagnostics: ReadonlyArray<InstructionsOptionAdjusted>
 }
 
 /**
@@ -143,9 +147,11 @@ export const NESTED_RECONSIDER_HEADER =
  * session (or changed since), caps their text at `maxBytes` with the main assembly's rule, and returns the attachment
  * and the next state.
  *
- * The cap (default 32 KiB, clamped into 1,024–1,048,576) keeps the closest files whole; the first that does not fit
+ * The cap (default 32 KiB) keeps the closest files whole; the first that does not fit
  * keeps its tail and is labelled `(beginning truncated)`; farther files are dropped, and a truncation notice line
  * says how many bytes were omitted. Dropped files are not marked as seen, so a later touch can still attach them.
+ * A `maxBytes` outside 1,024–1,048,576 is clamped into it (a fraction rounded down, the default when not a finite
+ * number) and reported with an `InstructionsOptionAdjusted` in `diagnostics`, as `assembleInstructions` does.
  *
  * @example
  * ```ts
@@ -168,9 +174,9 @@ export const planNestedAttachment = (
     readonly maxBytes?: number
   } = {}
 ): NestedAttachment => {
+  const { diagnostics, maxBytes } = readMaxBytes(options)
   const fresh = files.filter((f) => state.seen.get(f.path) !== fingerprint(f.text))
-  if (fresh.length === 0) return { action: "none", files: [], text: "", omittedBytes: 0, state }
-  const maxBytes = clampBytes(options.maxBytes ?? DEFAULT_MAX_BYTES, MAX_BYTES_RANGE, DEFAULT_MAX_BYTES)
+  if (fresh.length === 0) return { action: "none", files: [], text: "", omittedBytes: 0, state, diagnostics }
   const { capped, omittedBytes } = capClosestFirst(fresh, maxBytes)
   const kept = capped.filter((c) => c.status !== "dropped")
   const seen = new Map(state.seen)
@@ -186,7 +192,8 @@ export const planNestedAttachment = (
     files: kept.map((c) => ({ ...c.item, text: c.text })),
     text,
     omittedBytes,
-    state: { seen }
+    state: { seen },
+    diagnostics
   }
 }
 
@@ -215,15 +222,21 @@ export const attachNestedInstructions: (
   options: InstructionsOptions,
   state: NestedState,
   touched: TouchedPath
-) => Effect.Effect<NestedAttachment, OutsideWorkspace, FileSystem.FileSystem | Path.Path> = Effect.fn(
+) => Effect.Effect<
+  NestedAttachment,
+  OutsideWorkspace | InvalidInstructionsOption,
+  FileSystem.FileSystem | Path.Path
+> = Effect.fn(
   "Instructions.attachNested"
 )(function*(options: InstructionsOptions, state: NestedState, touched: TouchedPath) {
+  // An Effect operation: a `maxBytes` that cannot be used fails, as in `loadInstructions`.
+  const maxBytes = yield* requireMaxBytes(options.maxBytes)
   const path = yield* Path.Path
   const fs = yield* FileSystem.FileSystem
   const { cwd, root } = yield* resolveWorkspace(options)
   const target = path.resolve(cwd, touched.path)
   if (!isWithin(path, root, target) || !isWithin(path, cwd, target) || target === cwd) {
-    return { action: "none", files: [], text: "", omittedBytes: 0, state } satisfies NestedAttachment
+    return { action: "none", files: [], text: "", omittedBytes: 0, state, diagnostics: [] } satisfies NestedAttachment
   }
   // Directories strictly below cwd containing the target (the target itself may be a file or a directory).
   const below = directoriesDown(path, cwd, path.dirname(target)).slice(1)
@@ -232,5 +245,5 @@ export const attachNestedInstructions: (
   const realRoot = yield* realPathOr(fs, root)
   const found = yield* Effect.forEach(dirs, (d) => fileInDirectory(d, projectNames(options.claudeMdFallback), realRoot))
   const files = found.flatMap((f) => Option.isSome(f) ? [{ ...f.value, label: path.relative(root, f.value.path) }] : [])
-  return planNestedAttachment(state, files, touched.access, { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES })
+  return planNestedAttachment(state, files, touched.access, { maxBytes })
 })

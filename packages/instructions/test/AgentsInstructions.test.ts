@@ -218,6 +218,39 @@ describe("attachNestedInstructions", () => {
       assert.strictEqual(rootTouch.action, "none")
     }).pipe(Effect.provide(NodeServices.layer)))
 
+  it("planNestedAttachment repairs and reports a maxBytes it cannot use, as assembleInstructions does", () => {
+    const files = [{ path: "/r/p/AGENTS.md", label: "p/AGENTS.md", kind: "agents" as const, text: "y".repeat(3_000) }]
+    for (const [given, used] of [[10, 1024], [2048.5, 2048], [Number.NaN, 32_768]] as const) {
+      const out = planNestedAttachment(emptyNestedState, files, "read", { maxBytes: given })
+      // The cap used is the one reported: the same attachment as asking for it directly.
+      assert.strictEqual(out.text, planNestedAttachment(emptyNestedState, files, "read", { maxBytes: used }).text)
+      assert.deepStrictEqual(
+        out.diagnostics.map((d) => [d._tag, d.option, d.used]),
+        [["InstructionsOptionAdjusted", "maxBytes", String(used)]]
+      )
+      assert.deepStrictEqual(assembleInstructions([], { maxBytes: given }).diagnostics, out.diagnostics)
+    }
+    // Reported even when there is nothing new to attach.
+    const seen = planNestedAttachment(emptyNestedState, files, "read").state
+    assert.strictEqual(planNestedAttachment(seen, files, "read", { maxBytes: 1 }).diagnostics.length, 1)
+    assert.deepStrictEqual(planNestedAttachment(emptyNestedState, files, "read").diagnostics, [])
+  })
+
+  it.effect("attachNestedInstructions fails on a maxBytes it cannot use, as loadInstructions does", () =>
+    Effect.gen(function*() {
+      const root = tempDir()
+      writeTree(root, { "pkg/AGENTS.md": "pkg rules", "pkg/a.ts": "" })
+      const error = yield* Effect.flip(
+        attachNestedInstructions({ workspaceRoot: root, maxBytes: 10 }, emptyNestedState, {
+          path: join(root, "pkg/a.ts"),
+          access: "read"
+        })
+      )
+      assert.strictEqual(error._tag, "InvalidInstructionsOption")
+      const refused = yield* Effect.flip(loadInstructions({ workspaceRoot: root, maxBytes: 10 }))
+      assert.strictEqual(error.message, refused.message)
+    }).pipe(Effect.provide(NodeServices.layer)))
+
   it("planNestedAttachment does not mutate the state", () => {
     const files = [{ path: "/r/p/AGENTS.md", label: "p/AGENTS.md", kind: "agents" as const, text: "x" }]
     const out = planNestedAttachment(emptyNestedState, files, "read")

@@ -1,4 +1,15 @@
+import { describeValue } from "@ctxkit/core/Describe"
+import { readSetting, setting } from "@ctxkit/core/Settings"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import { InstructionsOptionAdjusted } from "../Diagnostics.ts"
+import { InvalidInstructionsOption } from "../Errors.ts"
 import { byteLength, tailBytes } from "./files.ts"
+
+/** The cap's default and range (`DEFAULT_MAX_BYTES` and `MAX_BYTES_RANGE` of the public module). */
+export const CAP_DEFAULT_BYTES = 32_768
+export const CAP_BYTES_RANGE: readonly [number, number] = [1_024, 1_048_576]
 
 /** What the cap did to one text: kept `whole`, kept its `tail`, or `dropped`. */
 export interface Capped<A> {
@@ -42,3 +53,56 @@ export const capClosestFirst = <A extends { readonly text: string }>(
 /** Clamps a cap into `range` (inclusive); a non-finite cap means `fallback`. */
 export const clampBytes = (maxBytes: number, range: readonly [number, number], fallback: number): number =>
   Number.isFinite(maxBytes) ? Math.min(range[1], Math.max(range[0], Math.floor(maxBytes))) : fallback
+
+// The pure steps cannot fail, so a cap they cannot use is repaired (clamped into range, rounded down; the default
+// when not a finite number) and reported.
+const repairedMaxBytes = setting(
+  Schema.Int.check(Schema.isBetween({ minimum: CAP_BYTES_RANGE[0], maximum: CAP_BYTES_RANGE[1] })),
+  {
+    accepted: `an integer from ${CAP_BYTES_RANGE[0]} to ${CAP_BYTES_RANGE[1]}`,
+    default: CAP_DEFAULT_BYTES,
+    repair: (given) => clampBytes(Predicate.isNumber(given) ? given : Number.NaN, CAP_BYTES_RANGE, CAP_DEFAULT_BYTES)
+  }
+)
+
+/**
+ * The `maxBytes` option of the pure steps (`assembleInstructions`, `planNestedAttachment`): the value to use, and
+ * an `InstructionsOptionAdjusted` when the one given could not be used as it is.
+ */
+export const readMaxBytes = (
+  options: unknown
+): { readonly maxBytes: number; readonly diagnostics: ReadonlyArray<InstructionsOptionAdjusted> } => {
+  const given = Predicate.isObject(options) ? (options as { readonly maxBytes?: unknown }).maxBytes : undefined
+  const { adjustment, value } = readSetting("maxBytes", repairedMaxBytes, given)
+  return {
+    maxBytes: value,
+    diagnostics: adjustment === undefined ? [] : [
+      new InstructionsOptionAdjusted({
+        option: adjustment.option,
+        given: describeValue(adjustment.given),
+        accepted: adjustment.accepted,
+        used: String(adjustment.used)
+      })
+    ]
+  }
+}
+
+const allowedMaxBytes = setting(
+  Schema.Number.check(Schema.isBetween({ minimum: CAP_BYTES_RANGE[0], maximum: CAP_BYTES_RANGE[1] })),
+  { accepted: `${CAP_BYTES_RANGE[0]}-${CAP_BYTES_RANGE[1]}`, default: CAP_DEFAULT_BYTES }
+)
+
+/**
+ * The `maxBytes` option of the Effect operations (`loadInstructions`, `attachNestedInstructions`): the value to
+ * use, or an `InvalidInstructionsOption` failure naming it (an operation fails rather than replacing the value).
+ */
+export const requireMaxBytes = (given: unknown): Effect.Effect<number, InvalidInstructionsOption> => {
+  const { adjustment, value } = readSetting("maxBytes", allowedMaxBytes, given)
+  return adjustment === undefined ? Effect.succeed(value) : Effect.fail(
+    new InvalidInstructionsOption({
+      option: "maxBytes",
+      value: Predicate.isNumber(adjustment.given) ? adjustment.given : Number.NaN,
+      allowed: adjustment.accepted
+    })
+  )
+}
