@@ -17,6 +17,8 @@ import {
   OrphanResult,
   ReusedCallId
 } from "./Diagnostics.ts"
+import { auto } from "./formats/Auto.ts"
+import { type FormatInput, isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
 
 // What `toolGroups` reports, declared in `Diagnostics.ts` and re-exported from the step's own module.
 export {
@@ -28,8 +30,6 @@ export {
   OrphanResult,
   ReusedCallId
 }
-import { auto } from "./formats/Auto.ts"
-import { type FormatInput, isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
 
 /**
  * The partition of a conversation into tool-call groups.
@@ -69,11 +69,10 @@ interface ApprovalState {
 /**
  * Union–find over message indices: `parent[i] === i` marks a root. The smaller index always becomes the root,
  * so a root is the first message of its set (what group numbering below relies on), and trees stay shallow for
- * the usual call-then-results order. Plain arrays, not typed ones: a typed array costs microseconds to allocate
- * whatever its size, which on a conversation of a thousand messages is more than filling it.
+ * the usual call-then-results order.
  */
 const makeSets = (n: number) => {
-  const parent: Array<number> = new Array(n)
+  const parent = new Int32Array(n)
   for (let i = 0; i < n; i++) parent[i] = i
   const find = (i: number): number => {
     let x = i
@@ -99,8 +98,8 @@ const makeSets = (n: number) => {
  *
  * - every link is read through `format.forEachLink` (no array per message) and joins its message to the set of
  *   the first message that mentioned the same id (union–find);
- * - what is known about each tool-call id lives in three parallel arrays indexed by a slot number, and one `Map`
- *   gives an id's slot: one lookup per link and no object per id (on long conversations, allocating and
+ * - what is known about each tool-call id lives in three parallel typed arrays indexed by a slot number, and one
+ *   `Map` gives an id's slot: one lookup per link and no object per id (on long conversations, allocating and
  *   collecting an object per id cost more than the lookups);
  * - approvals are read only from messages that have a `ref` link (only those can carry one);
  * - the diagnostics that need the whole conversation (orphans, dangling calls, orphan approval responses) are
@@ -112,15 +111,30 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
   const n = Array.isArray(messages) ? messages.length : 0
   const { parent, find, union } = makeSets(n)
   // Per tool-call id, by slot: the first message that mentioned it (later mentions join its set); the message
-  // that issued the call, -1 while only results were seen; whether some result answers it.
+  // that issued the call, -1 while only results were seen; whether some result answers it (1) or not (0).
+  // Conversations rarely have more ids than messages, so the arrays start that large and double when full.
   const slotOf = new Map<string, number>()
-  const anchor: Array<number> = []
-  const issuer: Array<number> = []
-  const answered: Array<boolean> = []
-  const addSlot = (first: number, issuedBy: number, answer: boolean): number => {
-    anchor.push(first)
-    issuer.push(issuedBy)
-    return answered.push(answer) - 1
+  let slots = 0
+  let anchor = new Int32Array(Math.max(n, 8))
+  let issuer = new Int32Array(anchor.length)
+  let answered = new Uint8Array(anchor.length)
+  const addSlot = (first: number, issuedBy: number, answer: number): number => {
+    if (slots === anchor.length) {
+      const grown = (from: Int32Array) => {
+        const to = new Int32Array(from.length * 2)
+        to.set(from)
+        return to
+      }
+      anchor = grown(anchor)
+      issuer = grown(issuer)
+      const flags = new Uint8Array(answered.length * 2)
+      flags.set(answered)
+      answered = flags
+    }
+    anchor[slots] = first
+    issuer[slots] = issuedBy
+    answered[slots] = answer
+    return slots++
   }
   // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
   const firstWithKey = new Map<string, number>()
@@ -144,13 +158,13 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
     const slot = slotOf.get(id)
     if (slot === undefined) {
       // First mention of the id, from its call (the usual case) or from a result.
-      slotOf.set(id, addSlot(i, kind === "call" ? i : -1, kind === "result"))
+      slotOf.set(id, addSlot(i, kind === "call" ? i : -1, kind === "result" ? 1 : 0))
       if (kind === "result") resultBeforeCall = true
       return
     }
     if (kind === "result") {
       union(anchor[slot]!, i)
-      answered[slot] = true
+      answered[slot] = 1
       return
     }
     // A call for an id already mentioned.
@@ -162,12 +176,12 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
       return
     }
     diagnostics.push(new ReusedCallId({ callId: id, first: earlier, index: i }))
-    if (answered[slot] === true && earlier !== i) {
+    if (answered[slot] === 1 && earlier !== i) {
       // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
       // response do this). Later results answer the new call, in a new group.
       anchor[slot] = i
       issuer[slot] = i
-      answered[slot] = false
+      answered[slot] = 0
     } else {
       // Two calls with one id and no result between them: their results cannot be told apart.
       union(anchor[slot]!, i)
@@ -220,10 +234,10 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
   // conversations have none, so the ids are only walked when some slot is open.
   const unanswered: Array<DanglingCall | AwaitingExecution> = []
   let open = false
-  for (let slot = 0; slot < answered.length && !open; slot++) open = answered[slot] === false && issuer[slot] !== -1
+  for (let slot = 0; slot < slots && !open; slot++) open = answered[slot] === 0 && issuer[slot] !== -1
   if (open) {
     for (const [callId, slot] of slotOf) {
-      if (answered[slot] === true || issuer[slot] === -1) continue
+      if (answered[slot] === 1 || issuer[slot] === -1) continue
       const approval = answeredApproval.get(callId)
       const index = issuer[slot]!
       unanswered.push(
@@ -240,11 +254,11 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
 
   // Number groups by first member. A root is the smallest index of its set, so when message m is not a root,
   // its root came earlier and already has a group.
-  const groupOf: Array<number> = new Array(n)
+  const groupOf: Array<number> = []
   let count = 0
   for (let m = 0; m < n; m++) {
     const root = parent[m] === m ? m : find(m)
-    groupOf[m] = root === m ? count++ : groupOf[root]!
+    groupOf.push(root === m ? count++ : groupOf[root]!)
   }
   let groups: ReadonlyArray<ReadonlyArray<number>> | undefined
   return {
