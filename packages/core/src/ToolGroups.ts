@@ -8,15 +8,7 @@
 import { dual } from "effect/Function"
 import * as Result from "effect/Result"
 import { conversationMessages } from "./ConversationMessages.ts"
-import {
-  AwaitingExecution,
-  DanglingCall,
-  type GroupDiagnostic,
-  NotAConversation,
-  OrphanApprovalResponse,
-  OrphanResult,
-  ReusedCallId
-} from "./Diagnostics.ts"
+import * as Diagnostics from "./Diagnostics.ts"
 import { auto } from "./formats/Auto.ts"
 import { type FormatInput, isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
 
@@ -29,7 +21,7 @@ export {
   OrphanApprovalResponse,
   OrphanResult,
   ReusedCallId
-}
+} from "./Diagnostics.ts"
 
 /**
  * The partition of a conversation into tool-call groups.
@@ -54,7 +46,7 @@ export interface ToolGroups {
    * Reused call ids and orphan results in the order found, then dangling and awaiting-execution calls by
    * issuer index, then orphan approval responses by index.
    */
-  readonly diagnostics: ReadonlyArray<GroupDiagnostic>
+  readonly diagnostics: ReadonlyArray<Diagnostics.GroupDiagnostic>
 }
 
 /** What the walk knows about one approval id. */
@@ -139,7 +131,7 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
   // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
   const firstWithKey = new Map<string, number>()
   const approvals = new Map<string, ApprovalState>()
-  const diagnostics: Array<GroupDiagnostic> = []
+  const diagnostics: Array<Diagnostics.GroupDiagnostic> = []
   // Set when a result is seen before any call for its id: only then can there be orphans to look for.
   let resultBeforeCall = false
 
@@ -175,7 +167,7 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
       issuer[slot] = i
       return
     }
-    diagnostics.push(new ReusedCallId({ callId: id, first: earlier, index: i }))
+    diagnostics.push(new Diagnostics.ReusedCallId({ callId: id, first: earlier, index: i }))
     if (answered[slot] === 1 && earlier !== i) {
       // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
       // response do this). Later results answer the new call, in a new group.
@@ -214,7 +206,7 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
         if (kind !== "result") return
         const slot = slotOf.get(id)
         if (slot === undefined || issuer[slot] === -1) {
-          diagnostics.push(new OrphanResult({ callId: id, index: k }))
+          diagnostics.push(new Diagnostics.OrphanResult({ callId: id, index: k }))
         }
       })
     }
@@ -222,17 +214,17 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
 
   // Calls whose approval was answered, and responses with no request.
   const answeredApproval = new Map<string, { readonly approvalId: string; readonly approved: boolean }>()
-  const orphanResponses: Array<OrphanApprovalResponse> = []
+  const orphanResponses: Array<Diagnostics.OrphanApprovalResponse> = []
   for (const [approvalId, state] of approvals) {
     if (state.responseAt === undefined) continue
     if (state.callId === undefined) {
-      orphanResponses.push(new OrphanApprovalResponse({ approvalId, index: state.responseAt }))
+      orphanResponses.push(new Diagnostics.OrphanApprovalResponse({ approvalId, index: state.responseAt }))
     } else answeredApproval.set(state.callId, { approvalId, approved: state.approved })
   }
 
   // An unanswered call is dangling, unless its approval was answered (then it awaits execution). Most
   // conversations have none, so the ids are only walked when some slot is open.
-  const unanswered: Array<DanglingCall | AwaitingExecution> = []
+  const unanswered: Array<Diagnostics.DanglingCall | Diagnostics.AwaitingExecution> = []
   let open = false
   for (let slot = 0; slot < slots && !open; slot++) open = answered[slot] === 0 && issuer[slot] !== -1
   if (open) {
@@ -242,8 +234,13 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
       const index = issuer[slot]!
       unanswered.push(
         approval === undefined
-          ? new DanglingCall({ callId, index })
-          : new AwaitingExecution({ callId, approvalId: approval.approvalId, approved: approval.approved, index })
+          ? new Diagnostics.DanglingCall({ callId, index })
+          : new Diagnostics.AwaitingExecution({
+            callId,
+            approvalId: approval.approvalId,
+            approved: approval.approved,
+            index
+          })
       )
     }
   }
@@ -325,7 +322,7 @@ export const toolGroups: {
     const read = conversationMessages(messages, { format })
     if (Result.isFailure(read)) {
       const given = read.failure.issues[0]?.message ?? "expected an array of messages"
-      return { groups: [], groupOf: [], diagnostics: [new NotAConversation({ given })] }
+      return { groups: [], groupOf: [], diagnostics: [new Diagnostics.NotAConversation({ given })] }
     }
     return linkGroups(read.success, format ?? auto)
   }
