@@ -14,19 +14,17 @@
  */
 import { approximateCounter, type Counter } from "@ctxkit/budget"
 import { o200kCounter } from "@ctxkit/budget/o200k"
-import { Summarizer } from "@ctxkit/compaction"
 import { formats, type Message } from "@ctxkit/core"
 import { ContextEngine, SessionStore, TokenCounter } from "@ctxkit/engine"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { generateConversation } from "./conversations.ts"
+import { benchSession, instantSummarizer } from "./engineSession.ts"
 import { type CaseResult, formatNs, formatRatio, Harness, printTable } from "./harness.ts"
 
 /** Name used for the results file and on the command line. */
 export const name = "engine"
 
 const SIZE = 10_000
-const CUT = 400
 /** Turns per CPU-time sample of append+prepare. */
 const CPU_TURNS = 20
 
@@ -35,16 +33,6 @@ const median = (xs: ReadonlyArray<number>): number => {
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? sorted[mid] as number : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
-
-const shorten = (m: Message): Message =>
-  typeof m.content === "string" && m.content.length > CUT ? { ...m, content: m.content.slice(0, CUT) } : m
-
-const summarizer = Layer.succeed(
-  Summarizer,
-  Summarizer.of({
-    summarize: () => Effect.succeed({ text: "{\"checkpoint\":{\"goal\":\"g\"}}", finishReason: "stop" })
-  })
-)
 
 const engineWith = (counter: Counter) =>
   Effect.runSync(
@@ -57,7 +45,7 @@ const engineWith = (counter: Counter) =>
           window: 2_000_000,
           maxTokens: 8_192,
           hardLimit: { maxContextChars: 100_000_000 }
-        }).pipe(Layer.provide([SessionStore.layerMemory, summarizer, TokenCounter.layer(counter)]))
+        }).pipe(Layer.provide([SessionStore.layerMemory, instantSummarizer, TokenCounter.layer(counter)]))
       )
     )
   )
@@ -70,7 +58,7 @@ const heapMb = (): number => {
 
 /** Runs the benchmark. */
 export const run = (h: Harness): void => {
-  const history = generateConversation(SIZE).map(shorten)
+  const history = benchSession(SIZE)
   const counters: ReadonlyArray<readonly [string, Counter]> = [["approx", approximateCounter], ["o200k", o200kCounter]]
   const rows: Array<Array<string>> = []
   const verdicts: Array<string> = []

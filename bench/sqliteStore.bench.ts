@@ -11,7 +11,6 @@
  * session is loaded once; a turn writes only what it changes, so its cost does not grow with the history.
  */
 import { approximateCounter } from "@ctxkit/budget"
-import { Summarizer } from "@ctxkit/compaction"
 import { formats, type Message } from "@ctxkit/core"
 import { ContextEngine, SessionStore, TokenCounter } from "@ctxkit/engine"
 import * as Context from "effect/Context"
@@ -23,24 +22,13 @@ import * as Scope from "effect/Scope"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { generateConversation } from "./conversations.ts"
+import { benchSession, instantSummarizer } from "./engineSession.ts"
 import { formatNs, formatRatio, type Harness, printTable } from "./harness.ts"
 
 /** Name used for the results file and on the command line. */
 export const name = "sqliteStore"
 
 const SIZE = 10_000
-const CUT = 400
-
-const shorten = (m: Message): Message =>
-  typeof m.content === "string" && m.content.length > CUT ? { ...m, content: m.content.slice(0, CUT) } : m
-
-const summarizer = Layer.succeed(
-  Summarizer,
-  Summarizer.of({
-    summarize: () => Effect.succeed({ text: "{\"checkpoint\":{\"goal\":\"g\"}}", finishReason: "stop" })
-  })
-)
 
 /** An engine and its store, built in `scope` (the SQLite connection stays open until the scope closes). */
 const build = (store: Layer.Layer<SessionStore, unknown>, scope: Scope.Scope) => {
@@ -49,14 +37,14 @@ const build = (store: Layer.Layer<SessionStore, unknown>, scope: Scope.Scope) =>
     window: 2_000_000,
     maxTokens: 8_192,
     hardLimit: { maxContextChars: 100_000_000 }
-  }).pipe(Layer.provide([store, summarizer, TokenCounter.layer(approximateCounter)]))
+  }).pipe(Layer.provide([store, instantSummarizer, TokenCounter.layer(approximateCounter)]))
   const context = Effect.runSync(Layer.buildWithScope(Layer.merge(engine, store), scope))
   return { engine: Context.get(context, ContextEngine), store: Context.get(context, SessionStore) }
 }
 
 /** Runs the benchmark. */
 export const run = (h: Harness): void => {
-  const history = generateConversation(SIZE).map(shorten)
+  const history = benchSession(SIZE)
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-bench-"))
   const scope = Effect.runSync(Scope.make())
   try {
