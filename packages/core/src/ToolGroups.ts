@@ -59,30 +59,144 @@ interface ApprovalState {
 }
 
 /**
- * Union–find over message indices: `parent[i] === i` marks a root. The smaller index always becomes the root,
- * so a root is the first message of its set (what group numbering below relies on), and trees stay shallow for
- * the usual call-then-results order.
+ * What the walk behind {@link toolGroups} knows. It is a plain object made by one literal ({@link startWalk}) and the
+ * steps are functions of the module: V8 keeps the shape of an object literal for as long as the code that makes
+ * it, while the shape of a class instance is dropped by a full garbage collection once no instance is alive, and
+ * every optimized function that relied on it falls back to slower code until it is optimized again.
  */
-const makeSets = (n: number) => {
-  const parent = new Int32Array(n)
+interface Walk {
+  /**
+   * Union–find over message indices (`parent[i] === i` marks a root). The smaller index always becomes the root,
+   * so a root is the first message of its set (what group numbering relies on), and trees stay shallow for the
+   * usual call-then-results order.
+   */
+  readonly parent: Int32Array
+  /**
+   * Per tool-call id, by slot: the first message that mentioned it (later mentions join its set); the message
+   * that issued the call, -1 while only results were seen; whether some result answers it (1) or not (0).
+   */
+  anchor: Int32Array
+  issuer: Int32Array
+  answered: Uint8Array
+  /** The slot of each id, and how many slots are used and allocated. */
+  readonly slotOf: Map<string, number>
+  slots: number
+  capacity: number
+  /** The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it. */
+  readonly firstWithKey: Map<string, number>
+  readonly diagnostics: Array<Diagnostics.GroupDiagnostic>
+  /** Set when a result is seen before any call for its id: only then can there be orphans to look for. */
+  resultBeforeCall: boolean
+  /** The message being walked, and whether it has a `ref` link (only such a message can carry approvals). */
+  at: number
+  hasRef: boolean
+}
+
+const startWalk = (n: number): Walk => {
+  // Conversations rarely have more ids than messages, so there are `n` slots at first, twice as many when full.
+  // `parent` and the slots share one buffer: each typed array has a fixed cost to allocate and collect, larger
+  // than filling a thousand entries.
+  const capacity = Math.max(n, 8)
+  const buffer = new ArrayBuffer(4 * (n + 2 * capacity) + capacity)
+  const parent = new Int32Array(buffer, 0, n)
   for (let i = 0; i < n; i++) parent[i] = i
-  const find = (i: number): number => {
-    let x = i
-    while (parent[x] !== x) {
-      // Path halving: point each visited node at its grandparent.
-      const up = parent[parent[x]!]!
-      parent[x] = up
-      x = up
-    }
-    return x
+  return {
+    parent,
+    anchor: new Int32Array(buffer, 4 * n, capacity),
+    issuer: new Int32Array(buffer, 4 * (n + capacity), capacity),
+    answered: new Uint8Array(buffer, 4 * (n + 2 * capacity), capacity),
+    slotOf: new Map(),
+    slots: 0,
+    capacity,
+    firstWithKey: new Map(),
+    diagnostics: [],
+    resultBeforeCall: false,
+    at: 0,
+    hasRef: false
   }
-  const union = (a: number, b: number): void => {
-    const ra = find(a)
-    const rb = find(b)
-    if (ra < rb) parent[rb] = ra
-    else if (rb < ra) parent[ra] = rb
+}
+
+const find = (w: Walk, i: number): number => {
+  const parent = w.parent
+  let x = i
+  while (parent[x] !== x) {
+    // Path halving: point each visited node at its grandparent.
+    const up = parent[parent[x]!]!
+    parent[x] = up
+    x = up
   }
-  return { parent, find, union }
+  return x
+}
+
+const union = (w: Walk, a: number, b: number): void => {
+  const ra = find(w, a)
+  const rb = find(w, b)
+  if (ra < rb) w.parent[rb] = ra
+  else if (rb < ra) w.parent[ra] = rb
+}
+
+const addSlot = (w: Walk, first: number, issuedBy: number, answer: number): number => {
+  if (w.slots === w.capacity) {
+    const capacity = w.capacity * 2
+    const grown = new ArrayBuffer(9 * capacity)
+    const anchor = new Int32Array(grown, 0, capacity)
+    const issuer = new Int32Array(grown, 4 * capacity, capacity)
+    const answered = new Uint8Array(grown, 8 * capacity, capacity)
+    anchor.set(w.anchor)
+    issuer.set(w.issuer)
+    answered.set(w.answered)
+    w.anchor = anchor
+    w.issuer = issuer
+    w.answered = answered
+    w.capacity = capacity
+  }
+  w.anchor[w.slots] = first
+  w.issuer[w.slots] = issuedBy
+  w.answered[w.slots] = answer
+  return w.slots++
+}
+
+/** One link of message `w.at`: joins the message to the set of the first message that mentioned the same id. */
+const link = (w: Walk, kind: Link["kind"], id: string): void => {
+  const i = w.at
+  if (kind === "ref") {
+    w.hasRef = true
+    const first = w.firstWithKey.get(id)
+    if (first === undefined) w.firstWithKey.set(id, i)
+    else union(w, first, i)
+    return
+  }
+  const slot = w.slotOf.get(id)
+  if (slot === undefined) {
+    // First mention of the id, from its call (the usual case) or from a result.
+    w.slotOf.set(id, addSlot(w, i, kind === "call" ? i : -1, kind === "result" ? 1 : 0))
+    if (kind === "result") w.resultBeforeCall = true
+    return
+  }
+  if (kind === "result") {
+    union(w, w.anchor[slot]!, i)
+    w.answered[slot] = 1
+    return
+  }
+  // A call for an id already mentioned.
+  const earlier = w.issuer[slot]!
+  if (earlier === -1) {
+    // Its results came first: now the issuer is known.
+    union(w, w.anchor[slot]!, i)
+    w.issuer[slot] = i
+    return
+  }
+  w.diagnostics.push(new Diagnostics.ReusedCallId({ callId: id, first: earlier, index: i }))
+  if (w.answered[slot] === 1 && earlier !== i) {
+    // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
+    // response do this). Later results answer the new call, in a new group.
+    w.anchor[slot] = i
+    w.issuer[slot] = i
+    w.answered[slot] = 0
+  } else {
+    // Two calls with one id and no result between them: their results cannot be told apart.
+    union(w, w.anchor[slot]!, i)
+  }
 }
 
 /**
@@ -101,90 +215,18 @@ const makeSets = (n: number) => {
  */
 const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): ToolGroups => {
   const n = Array.isArray(messages) ? messages.length : 0
-  const { parent, find, union } = makeSets(n)
-  // Per tool-call id, by slot: the first message that mentioned it (later mentions join its set); the message
-  // that issued the call, -1 while only results were seen; whether some result answers it (1) or not (0).
-  // Conversations rarely have more ids than messages, so the arrays start that large and double when full.
-  const slotOf = new Map<string, number>()
-  let slots = 0
-  let anchor = new Int32Array(Math.max(n, 8))
-  let issuer = new Int32Array(anchor.length)
-  let answered = new Uint8Array(anchor.length)
-  const addSlot = (first: number, issuedBy: number, answer: number): number => {
-    if (slots === anchor.length) {
-      const grown = (from: Int32Array) => {
-        const to = new Int32Array(from.length * 2)
-        to.set(from)
-        return to
-      }
-      anchor = grown(anchor)
-      issuer = grown(issuer)
-      const flags = new Uint8Array(answered.length * 2)
-      flags.set(answered)
-      answered = flags
-    }
-    anchor[slots] = first
-    issuer[slots] = issuedBy
-    answered[slots] = answer
-    return slots++
-  }
-  // The first message carrying each `ref` key (approval ids, provider-side pairs): later carriers join it.
-  const firstWithKey = new Map<string, number>()
+  const walk = startWalk(n)
+  const { diagnostics, slotOf } = walk
   const approvals = new Map<string, ApprovalState>()
-  const diagnostics: Array<Diagnostics.GroupDiagnostic> = []
-  // Set when a result is seen before any call for its id: only then can there be orphans to look for.
-  let resultBeforeCall = false
-
-  // `i` is the message being walked; `visit` is given to `forEachLink` once, not made per message.
-  let i = 0
-  // Whether message `i` has a `ref` link: only such a message can carry approvals.
-  let hasRef = false
-  const visit = (kind: Link["kind"], id: string): void => {
-    if (kind === "ref") {
-      hasRef = true
-      const first = firstWithKey.get(id)
-      if (first === undefined) firstWithKey.set(id, i)
-      else union(first, i)
-      return
-    }
-    const slot = slotOf.get(id)
-    if (slot === undefined) {
-      // First mention of the id, from its call (the usual case) or from a result.
-      slotOf.set(id, addSlot(i, kind === "call" ? i : -1, kind === "result" ? 1 : 0))
-      if (kind === "result") resultBeforeCall = true
-      return
-    }
-    if (kind === "result") {
-      union(anchor[slot]!, i)
-      answered[slot] = 1
-      return
-    }
-    // A call for an id already mentioned.
-    const earlier = issuer[slot]!
-    if (earlier === -1) {
-      // Its results came first: now the issuer is known.
-      union(anchor[slot]!, i)
-      issuer[slot] = i
-      return
-    }
-    diagnostics.push(new Diagnostics.ReusedCallId({ callId: id, first: earlier, index: i }))
-    if (answered[slot] === 1 && earlier !== i) {
-      // The earlier call was answered: this is a new call that reuses the id (servers that number calls per
-      // response do this). Later results answer the new call, in a new group.
-      anchor[slot] = i
-      issuer[slot] = i
-      answered[slot] = 0
-    } else {
-      // Two calls with one id and no result between them: their results cannot be told apart.
-      union(anchor[slot]!, i)
-    }
-  }
-  for (; i < n; i++) {
+  // The one closure of the walk, given to `forEachLink` for every message: it only hands the link on.
+  const visit = (kind: Link["kind"], id: string): void => link(walk, kind, id)
+  for (let i = 0; i < n; i++) {
     const message = messages[i]!
-    hasRef = false
+    walk.at = i
+    walk.hasRef = false
     format.forEachLink(message, visit)
-    if (i + 1 < n && format.attachesToNext(message)) union(i, i + 1)
-    if (!hasRef) continue
+    if (i + 1 < n && format.attachesToNext(message)) union(walk, i, i + 1)
+    if (!walk.hasRef) continue
     for (const approval of format.approvals(message)) {
       let state = approvals.get(approval.approvalId)
       if (state === undefined) {
@@ -198,8 +240,9 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
       }
     }
   }
+  const { answered, issuer, parent, slots } = walk
 
-  if (resultBeforeCall) {
+  if (walk.resultBeforeCall) {
     // A result is an orphan when no message ever issued its id. Rare, so a second walk is fine.
     for (let k = 0; k < n; k++) {
       format.forEachLink(messages[k]!, (kind, id) => {
@@ -254,7 +297,7 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
   const groupOf: Array<number> = []
   let count = 0
   for (let m = 0; m < n; m++) {
-    const root = parent[m] === m ? m : find(m)
+    const root = parent[m] === m ? m : find(walk, m)
     groupOf.push(root === m ? count++ : groupOf[root]!)
   }
   let groups: ReadonlyArray<ReadonlyArray<number>> | undefined
