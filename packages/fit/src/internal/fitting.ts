@@ -102,12 +102,24 @@ export const startFitting = <M>(
   const { format } = settings
   const grouping = toolGroups(input, format)
   const { groupOf } = grouping
-  const { count: groupCount, members, start } = flatGroups(groupOf)
+  const n = input.length
+  // Every per-message and per-group array of the fitting lives in one buffer: a typed array has a fixed cost
+  // to allocate and to collect that is larger than filling a thousand entries, and there are six of them.
+  // A conversation has at most `n` groups, so `n` entries are room enough for each per-group array.
+  const buffer = new ArrayBuffer(8 * n + 4 * (3 * n + 1) + 2 * n)
+  const costs = new Float64Array(buffer, 0, n).fill(Number.NaN)
+  const { count: groupCount, members, start } = flatGroups(
+    groupOf,
+    new Int32Array(buffer, 8 * n, n),
+    new Int32Array(buffer, 12 * n, n + 1),
+    new Int32Array(buffer, 16 * n + 4, n)
+  )
+  const locked = new Uint8Array(buffer, 20 * n + 4, groupCount)
+  const state = new Uint8Array(buffer, 21 * n + 4, groupCount)
 
   const request = currentRequest(input, format)
-  const locked = new Uint8Array(groupCount)
   const protectedRequest = settings.protectCurrentRequest ? request : -1
-  for (let i = 0; i < input.length; i++) {
+  for (let i = 0; i < n; i++) {
     const m = input[i] as M
     if (i === protectedRequest || format.isProtected(m) || format.isPinned(m)) locked[groupOf[i] as number] = 1
   }
@@ -125,10 +137,10 @@ export const startFitting = <M>(
     groupOf,
     locked,
     request,
-    state: new Uint8Array(groupCount),
+    state,
     reasons: [],
     removed: [],
-    costs: new Float64Array(input.length).fill(Number.NaN),
+    costs,
     copies: new Map(),
     notes: [],
     diagnostics,
@@ -142,25 +154,29 @@ export const startFitting = <M>(
 }
 
 /**
- * The groups of `groupOf` as one flat list (a counting sort by group): how many there are, and for each its
- * members in ascending order, `members[start[g]] … members[start[g + 1] - 1]`. Groups are numbered by their
- * first member, so a message opens a new group exactly when its group number is the count so far.
+ * The groups of `groupOf` as one flat list (a counting sort by group), written into the three arrays given (each
+ * of `groupOf.length` entries, `start` one more): how many groups there are, and for each its members in ascending
+ * order, `members[start[g]] … members[start[g + 1] - 1]`. Groups are numbered by their first member, so a message
+ * opens a new group exactly when its group number is the count so far.
  */
 const flatGroups = (
-  groupOf: ReadonlyArray<number>
+  groupOf: ReadonlyArray<number>,
+  members: Int32Array,
+  start: Int32Array,
+  next: Int32Array
 ): { readonly count: number; readonly members: Int32Array; readonly start: Int32Array } => {
   const n = groupOf.length
   // First the size of each group, in start[g + 1]; then running sums make start[g] where group g begins.
-  const start = new Int32Array(n + 1)
   let count = 0
   for (let i = 0; i < n; i++) {
     const g = groupOf[i] as number
     if (g === count) count++
     start[g + 1] = (start[g + 1] as number) + 1
   }
-  for (let g = 0; g < count; g++) start[g + 1] = (start[g + 1] as number) + (start[g] as number)
-  const members = new Int32Array(n)
-  const next = start.slice(0, count)
+  for (let g = 0; g < count; g++) {
+    start[g + 1] = (start[g + 1] as number) + (start[g] as number)
+    next[g] = start[g] as number
+  }
   for (let i = 0; i < n; i++) {
     const g = groupOf[i] as number
     members[next[g] as number] = i
