@@ -48,6 +48,11 @@ export class TokenTally {
   // Failures absorbed from the results of other counting calls, by counter and kind, in the order first seen.
   readonly #absorbed = new Map<string, CounterFailed>()
 
+  // A tally that lives as long as the class. V8 keeps the layout of a class's instances only while one of them is
+  // alive: a full garbage collection between two operations would otherwise drop it, and every optimized counting
+  // loop that relied on it would run slower code until it is optimized again.
+  static readonly #layout: TokenTally = new TokenTally()
+
   constructor(counter?: Counter) {
     this.counter = toCounter(counter)
   }
