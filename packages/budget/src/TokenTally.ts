@@ -10,6 +10,7 @@ import type { MessageFormat } from "@ctxkit/core"
 import { describeValue } from "@ctxkit/core/Describe"
 import { type BudgetDiagnostic, CounterFailed } from "./Diagnostics.ts"
 import { approximateCount, asCount, counterId } from "./internal/counting.ts"
+import { keepLayout } from "./internal/layout.ts"
 import { type Counter, type MessageCounter, toCounter, type TokenCounter } from "./TokenCounter.ts"
 
 /**
@@ -48,10 +49,9 @@ export class TokenTally {
   // Failures absorbed from the results of other counting calls, by counter and kind, in the order first seen.
   readonly #absorbed = new Map<string, CounterFailed>()
 
-  // A tally that lives as long as the class. V8 keeps the layout of a class's instances only while one of them is
-  // alive: a full garbage collection between two operations would otherwise drop it, and every optimized counting
-  // loop that relied on it would run slower code until it is optimized again.
-  static readonly #layout: TokenTally = new TokenTally()
+  static {
+    keepLayout(new TokenTally())
+  }
 
   constructor(counter?: Counter) {
     this.counter = toCounter(counter)
