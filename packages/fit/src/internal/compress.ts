@@ -43,7 +43,7 @@ export const compressOldest = <M>(f: Fitting<M>, order: ReadonlyArray<number>, s
   for (const g of order) {
     if (fits(f)) return
     if (f.locked[g] === 1 || f.reasons[g] !== undefined) continue
-    for (const i of f.groups[g] ?? []) {
+    for (const i of f.grouping.groups[g] ?? []) {
       if (fits(f)) return
       compressOne(f, i, settings)
     }

@@ -19,7 +19,7 @@
  * All state is local to one call and never escapes: the result holds new arrays and the caller's own messages.
  */
 import { estimateTokens } from "@ctxkit/budget"
-import { conversationMessages, toolGroups } from "@ctxkit/core"
+import { conversationMessages, type ToolGroups, toolGroups } from "@ctxkit/core"
 import { currentRequest } from "@ctxkit/core/CurrentRequest"
 import { describeValue } from "@ctxkit/core/Describe"
 import * as Result from "effect/Result"
@@ -59,8 +59,8 @@ export interface Fitting<M> {
   readonly groupCount: number
   readonly members: Int32Array
   readonly start: Int32Array
-  /** The same groups as arrays of input indices, built on first read (for callbacks and the rarer steps). */
-  readonly groups: ReadonlyArray<ReadonlyArray<number>>
+  /** The grouping itself: its `groups` are arrays of input indices, built on first read (for callbacks and rarer steps). */
+  readonly grouping: ToolGroups
   readonly groupOf: ReadonlyArray<number>
   /** Per group: 1 when it holds a protected message (never removed, never compressed). */
   readonly locked: Uint8Array
@@ -131,9 +131,7 @@ export const startFitting = <M>(
     groupCount,
     members,
     start,
-    get groups() {
-      return grouping.groups
-    },
+    grouping,
     groupOf,
     locked,
     request,
@@ -203,9 +201,13 @@ export const countText = <M>(f: Fitting<M>, text: string): number => {
 
 /** What group `g` costs now. */
 export const groupCost = <M>(f: Fitting<M>, g: number): number => {
+  const { costs, input, members, price } = f
   let sum = 0
   for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) {
-    sum += costAt(f, f.members[k] as number)
+    const i = members[k] as number
+    let cost = costs[i] as number
+    if (Number.isNaN(cost)) costs[i] = cost = price(input[i] as M)
+    sum += cost
   }
   return sum
 }
@@ -252,22 +254,29 @@ export const keepNewest = <M>(
   room = 0,
   atCut?: (group: number) => boolean
 ): number => {
+  // The walk reads the fitting's arrays and keeps the running total in locals, written back once: updating a
+  // field of the fitting at every step cost more than the rest of the walk.
+  const { locked, state } = f
+  const { budget, budgetUsable } = f.settings
+  let total = f.total
   // The order's kept groups leave the total; the walk below puts back those that still fit.
-  for (const g of order) {
-    if (f.state[g] === KEPT && f.locked[g] === 0) {
-      f.total -= groupCost(f, g)
-      f.state[g] = PENDING
+  for (let k = 0; k < order.length; k++) {
+    const g = order[k] as number
+    if (state[g] === KEPT && locked[g] === 0) {
+      total -= groupCost(f, g)
+      state[g] = PENDING
     }
   }
   let cut = order.length - 1
   for (; cut >= 0; cut--) {
     const g = order[cut] as number
-    if (f.state[g] !== PENDING || f.locked[g] === 1) continue
+    if (state[g] !== PENDING || locked[g] === 1) continue
     const cost = groupCost(f, g)
-    if (!f.settings.budgetUsable || f.total + cost + room > f.settings.budget) break
-    f.state[g] = KEPT
-    f.total += cost
+    if (!budgetUsable || total + cost + room > budget) break
+    state[g] = KEPT
+    total += cost
   }
+  f.total = total
   if (cut >= 0 && atCut !== undefined && atCut(order[cut] as number)) cut--
   let removed = 0
   for (let k = 0; k <= cut; k++) if (removeGroup(f, order[k] as number, reason)) removed++
@@ -306,25 +315,23 @@ export const finishFitting = <M>(
 ): FitResult<M> => {
   keepAll(f)
   const { input, groupOf, state } = f
-  const notes = [...f.notes].sort((a, b) => a.before - b.before)
+  const notes = f.notes.length > 1 ? [...f.notes].sort((a, b) => a.before - b.before) : f.notes
   const kept: Array<M> = []
   const inserted: Array<M> = []
+  const truncated: Array<TruncatedBlock<M>> = []
+  const hasCopies = f.copies.size > 0
   // What is sent, added up in the order it is sent from the prices of its messages, to check the running total.
+  // One pass to `input.length` inclusive: the notes placed before index `i` go first, then message `i`.
   let tokens = 0
   let next = 0
-  const placeNotes = (upTo: number): void => {
-    for (; next < notes.length && (notes[next] as Note<M>).before <= upTo; next++) {
+  for (let i = 0; i <= input.length; i++) {
+    for (; next < notes.length && (notes[next] as Note<M>).before <= i; next++) {
       const note = notes[next] as Note<M>
       kept.push(note.message)
       inserted.push(note.message)
       tokens += note.cost
     }
-  }
-  const truncated: Array<TruncatedBlock<M>> = []
-  const hasCopies = f.copies.size > 0
-  for (let i = 0; i < input.length; i++) {
-    placeNotes(i)
-    if (state[groupOf[i] as number] === REMOVED) continue
+    if (i === input.length || state[groupOf[i] as number] === REMOVED) continue
     const copy = hasCopies ? f.copies.get(i) : undefined
     kept.push(copy?.message ?? input[i] as M)
     tokens += costAt(f, i)
@@ -338,7 +345,6 @@ export const finishFitting = <M>(
       })
     }
   }
-  placeNotes(input.length)
 
   // With `countExcluded`, pricing the excluded messages can report a counter failure, so they are listed now;
   // otherwise the list is built when first read: a caller that only sends `kept` never pays for an entry per

@@ -27,7 +27,7 @@ export const removalOrder = <M>(f: Fitting<M>, among?: ReadonlyArray<number>): A
   const rank = new Float64Array(f.groupCount)
   let failure: string | undefined
   for (const g of candidates) {
-    const indices = f.groups[g] ?? []
+    const indices = f.grouping.groups[g] ?? []
     let p: unknown = 0
     try {
       p = priority(

@@ -25,7 +25,7 @@ const wholeCharacters = (text: string): string => {
  * the group cannot be cut or no part fits.
  */
 export const keepPart = <M>(f: Fitting<M>, g: number, split: (text: string) => ReadonlyArray<string>): boolean => {
-  const members = f.groups[g] ?? []
+  const members = f.grouping.groups[g] ?? []
   if (members.length !== 1 || f.locked[g] === 1 || !f.settings.budgetUsable) return false
   const i = members[0] as number
   const format = f.settings.format

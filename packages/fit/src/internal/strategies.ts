@@ -137,9 +137,9 @@ export const vectorRecallFit: Fit = <M>(
   const blocks: Array<number> = []
   const history: Array<number> = []
   const members: Array<number> = []
-  for (let g = 0; g < f.groups.length; g++) {
+  for (let g = 0; g < f.grouping.groups.length; g++) {
     if (f.locked[g] === 1) continue
-    const group = f.groups[g] ?? []
+    const group = f.grouping.groups[g] ?? []
     if (group.every((i) => isRecallBlock(f, f.input[i] as M))) {
       blocks.push(g)
       for (const i of group) members.push(i)
@@ -148,7 +148,7 @@ export const vectorRecallFit: Fit = <M>(
   const relevance = members.length === 0 ? new Map<number, number>() : relevances(f, members)
   const groupRelevance = new Map<number, number>()
   for (const g of blocks) {
-    groupRelevance.set(g, (f.groups[g] ?? []).reduce((best, i) => Math.max(best, relevance.get(i) ?? 0), 0))
+    groupRelevance.set(g, (f.grouping.groups[g] ?? []).reduce((best, i) => Math.max(best, relevance.get(i) ?? 0), 0))
   }
   // Stable: equal relevance keeps age order.
   blocks.sort((a, b) => (groupRelevance.get(a) ?? 0) - (groupRelevance.get(b) ?? 0))
@@ -166,8 +166,8 @@ export const manualFit: Fit = <M>(
   options?: FitOptions<M>
 ): FitResult<M> => {
   const f = startFitting<M>(messages, countTokens, budget, options)
-  for (let g = 0; g < f.groups.length; g++) {
-    if (f.locked[g] === 0 && (f.groups[g] ?? []).some((i) => isManuallyExcluded(f, f.input[i] as M))) {
+  for (let g = 0; g < f.grouping.groups.length; g++) {
+    if (f.locked[g] === 0 && (f.grouping.groups[g] ?? []).some((i) => isManuallyExcluded(f, f.input[i] as M))) {
       removeGroup(f, g, "manual")
     }
   }
