@@ -294,11 +294,11 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>): To
 
   // Number groups by first member. A root is the smallest index of its set, so when message m is not a root,
   // its root came earlier and already has a group.
-  const groupOf: Array<number> = []
+  const groupOf: Array<number> = new Array(n)
   let count = 0
   for (let m = 0; m < n; m++) {
     const root = parent[m] === m ? m : find(walk, m)
-    groupOf.push(root === m ? count++ : groupOf[root]!)
+    groupOf[m] = root === m ? count++ : groupOf[root]!
   }
   let groups: ReadonlyArray<ReadonlyArray<number>> | undefined
   return {
