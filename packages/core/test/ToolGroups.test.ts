@@ -55,6 +55,22 @@ describe("toolGroups on hand-written conversations", () => {
     for (const d of diagnostics) assert.include(d.message, "callId" in d ? d.callId : "")
   })
 
+  it("groups a result met before its call with that call, among calls met first (no diagnostic)", () => {
+    // The walk adds a new call id without looking it up first; an id it already knew (here from the result)
+    // makes it walk again, looking every call up.
+    const messages: ReadonlyArray<Message> = [
+      { role: "assistant", content: "", toolCalls: [call("a")] },
+      { role: "tool", toolCallId: "a", content: "a" },
+      { role: "tool", toolCallId: "late", content: "replayed first" },
+      { role: "user", content: "go on" },
+      { role: "assistant", content: "", toolCalls: [call("late"), call("b")] },
+      { role: "tool", toolCallId: "b", content: "b" }
+    ]
+    const { diagnostics, groups } = toolGroups(messages, formats.canonical)
+    assert.deepStrictEqual(groups, [[0, 1], [2, 4, 5], [3]])
+    assert.deepStrictEqual(diagnostics, [])
+  })
+
   it("pairs a reused id with its latest call once the earlier one was answered (per-response numbering)", () => {
     // Servers that number calls per response ("call_0" every turn), and replayed trajectories, reuse ids.
     const messages: ReadonlyArray<Message> = [
