@@ -79,12 +79,14 @@ export class TokenTally {
    * @internal
    */
   attempt(text: string): number {
+    let n: unknown
     try {
-      return this.#checked(this.counter.count(text))
+      n = this.counter.count(text)
     } catch (error) {
-      if (this.#threw++ === 0) this.#firstError = error instanceof Error ? error.message : describeValue(error)
-      return -1
+      return this.#threwOn(error)
     }
+    const count = asCount(n)
+    return count >= 0 ? count : this.#invalidCount(n)
   }
 
   /**
@@ -94,12 +96,14 @@ export class TokenTally {
    * @internal
    */
   attemptMessage<M>(counter: MessageCounter, message: M, format: MessageFormat<M>): number {
+    let n: unknown
     try {
-      return this.#checked(counter.countMessage(message, format))
+      n = counter.countMessage(message, format)
     } catch (error) {
-      if (this.#threw++ === 0) this.#firstError = error instanceof Error ? error.message : describeValue(error)
-      return -1
+      return this.#threwOn(error)
     }
+    const count = asCount(n)
+    return count >= 0 ? count : this.#invalidCount(n)
   }
 
   /**
@@ -136,11 +140,16 @@ export class TokenTally {
     return [...all.values()]
   }
 
-  #checked(n: unknown): number {
-    const count = asCount(n)
-    // NaN fails every comparison, so it lands here too; so does a count too large to be a count.
-    if (count < 0 && this.#invalid++ === 0) this.#firstValue = describeValue(n)
-    return count
+  // The failures, out of the counting path: remembered, and -1 for the caller to fall back.
+  #threwOn(error: unknown): number {
+    if (this.#threw++ === 0) this.#firstError = error instanceof Error ? error.message : describeValue(error)
+    return -1
+  }
+
+  // NaN, a negative count or one too large to be a count.
+  #invalidCount(n: unknown): number {
+    if (this.#invalid++ === 0) this.#firstValue = describeValue(n)
+    return -1
   }
 }
 
