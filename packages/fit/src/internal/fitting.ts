@@ -316,7 +316,12 @@ export const finishFitting = <M>(
   keepAll(f)
   const { input, groupOf, state } = f
   const notes = f.notes.length > 1 ? [...f.notes].sort((a, b) => a.before - b.before) : f.notes
-  const kept: Array<M> = []
+  // `kept` is made at its final length: the messages of the groups not removed, and the notes (set again after
+  // the pass, so that it is exact whatever the count).
+  let size = input.length + notes.length
+  for (const g of f.removed) size -= (f.start[g + 1] as number) - (f.start[g] as number)
+  const kept = new Array<M>(size)
+  let k = 0
   const inserted: Array<M> = []
   const truncated: Array<TruncatedBlock<M>> = []
   const hasCopies = f.copies.size > 0
@@ -327,13 +332,13 @@ export const finishFitting = <M>(
   for (let i = 0; i <= input.length; i++) {
     for (; next < notes.length && (notes[next] as Note<M>).before <= i; next++) {
       const note = notes[next] as Note<M>
-      kept.push(note.message)
+      kept[k++] = note.message
       inserted.push(note.message)
       tokens += note.cost
     }
     if (i === input.length || state[groupOf[i] as number] === REMOVED) continue
     const copy = hasCopies ? f.copies.get(i) : undefined
-    kept.push(copy?.message ?? input[i] as M)
+    kept[k++] = copy?.message ?? input[i] as M
     tokens += costAt(f, i)
     if (copy !== undefined) {
       truncated.push({
@@ -345,6 +350,7 @@ export const finishFitting = <M>(
       })
     }
   }
+  kept.length = k
 
   // With `countExcluded`, pricing the excluded messages can report a counter failure, so they are listed now;
   // otherwise the list is built when first read: a caller that only sends `kept` never pays for an entry per
