@@ -136,7 +136,7 @@ export const startFitting = <M>(
     locked,
     request,
     state,
-    reasons: [],
+    reasons: new Array<FitReason | undefined>(groupCount),
     removed: [],
     costs,
     copies: new Map(),

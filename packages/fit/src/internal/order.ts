@@ -14,9 +14,14 @@ const errorText = (error: unknown): string => error instanceof Error ? error.mes
  * sees each group's tokens, so with one every group is priced.
  */
 export const removalOrder = <M>(f: Fitting<M>, among?: ReadonlyArray<number>): Array<number> => {
-  const candidates: Array<number> = []
+  let candidates: Array<number> = []
   if (among === undefined) {
-    for (let g = 0; g < f.groupCount; g++) if (f.locked[g] === 0) candidates.push(g)
+    // Every unlocked group, in a list made at its length.
+    const { groupCount, locked } = f
+    let count = 0
+    for (let g = 0; g < groupCount; g++) count += 1 - (locked[g] as number)
+    candidates = new Array<number>(count)
+    for (let g = 0, k = 0; g < groupCount; g++) if (locked[g] === 0) candidates[k++] = g
   } else {
     for (const g of among) if (f.locked[g] === 0) candidates.push(g)
   }
