@@ -320,6 +320,19 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>, loo
     const root = parent[m] === m ? m : find(walk, m)
     groupOf[m] = root === m ? count++ : groupOf[root]!
   }
+  return grouped(groupOf, count, diagnostics)
+}
+
+/**
+ * The result, its `groups` built on first read. Made here rather than in the walk, so that the getter holds only
+ * `groupOf`: a closure keeps every variable its function shares with other closures, and in the walk that is the
+ * walk's whole state (its map and buffers), which a caller keeping the result would keep too.
+ */
+const grouped = (
+  groupOf: ReadonlyArray<number>,
+  count: number,
+  diagnostics: ReadonlyArray<Diagnostics.GroupDiagnostic>
+): ToolGroups => {
   let groups: ReadonlyArray<ReadonlyArray<number>> | undefined
   return {
     get groups() {
