@@ -352,10 +352,28 @@ export const finishFitting = <M>(
   }
   kept.length = k
 
-  // With `countExcluded`, pricing the excluded messages can report a counter failure, so they are listed now;
-  // otherwise the list is built when first read: a caller that only sends `kept` never pays for an entry per
-  // removed message (about half of a long conversation), and one that reads it gets the same entries.
-  let excluded: ReadonlyArray<ExcludedMessage<M>> | undefined = f.settings.countExcluded ? excludedOf(f) : undefined
+  // With `countExcluded`, pricing the excluded messages can report a counter failure, so they are priced and
+  // listed now; otherwise the list is built when first read: a caller that only sends `kept` never pays for an
+  // entry per removed message (about half of a long conversation), and one that reads it gets the same entries.
+  // The list is made from what the removal left (not from the fitting), so a result the caller keeps does not
+  // keep the fitting's grouping, prices and pricing state too.
+  if (f.settings.countExcluded) {
+    for (const g of f.removed) {
+      for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) costAt(f, f.members[k] as number)
+    }
+  }
+  const removal: Removal<M> = {
+    input,
+    removed: f.removed,
+    reasons: f.reasons,
+    start: f.start,
+    members: f.members,
+    copies: f.copies,
+    costs: f.costs
+  }
+  let excluded: ReadonlyArray<ExcludedMessage<M>> | undefined = f.settings.countExcluded
+    ? excludedOf(removal)
+    : undefined
 
   const diagnostics = f.diagnostics
   if (Math.abs(tokens - f.total) > 1e-6 * Math.max(1, Math.abs(tokens))) {
@@ -371,7 +389,7 @@ export const finishFitting = <M>(
   return {
     kept,
     get excluded() {
-      return excluded ??= excludedOf(f)
+      return excluded ??= excludedOf(removal)
     },
     truncated,
     inserted,
@@ -384,17 +402,19 @@ export const finishFitting = <M>(
   }
 }
 
+/** What the list of excluded messages is made from: the removed groups, why, their members and their prices. */
+type Removal<M> = Pick<Fitting<M>, "input" | "removed" | "reasons" | "start" | "members" | "copies" | "costs">
+
 /** The removed messages in removal order, each with its price when it has one (the original's, for a copy). */
-const excludedOf = <M>(f: Fitting<M>): ReadonlyArray<ExcludedMessage<M>> => {
+const excludedOf = <M>(r: Removal<M>): ReadonlyArray<ExcludedMessage<M>> => {
   const excluded: Array<ExcludedMessage<M>> = []
-  const hasCopies = f.copies.size > 0
-  for (const g of f.removed) {
-    const reason = f.reasons[g] as FitReason
-    for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) {
-      const i = f.members[k] as number
-      const message = f.input[i] as M
-      const cost = (hasCopies ? f.copies.get(i)?.original : undefined) ??
-        (f.settings.countExcluded ? costAt(f, i) : f.costs[i] as number)
+  const hasCopies = r.copies.size > 0
+  for (const g of r.removed) {
+    const reason = r.reasons[g] as FitReason
+    for (let k = r.start[g] as number, end = r.start[g + 1] as number; k < end; k++) {
+      const i = r.members[k] as number
+      const message = r.input[i] as M
+      const cost = (hasCopies ? r.copies.get(i)?.original : undefined) ?? r.costs[i] as number
       excluded.push(Number.isNaN(cost) ? { message, index: i, reason } : { message, index: i, reason, tokens: cost })
     }
   }
