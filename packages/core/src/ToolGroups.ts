@@ -314,7 +314,7 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>, loo
 
   // Number groups by first member. A root is the smallest index of its set, so when message m is not a root,
   // its root came earlier and already has a group.
-  const groupOf: Array<number> = new Array(n)
+  const groupOf: Array<number> = new Array<number>(n)
   let count = 0
   for (let m = 0; m < n; m++) {
     const root = parent[m] === m ? m : find(walk, m)
