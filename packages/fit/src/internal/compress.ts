@@ -6,7 +6,7 @@
  */
 import type { MessageFormat } from "@ctxkit/core"
 import { safeHead, safeTail } from "@ctxkit/core/TextCut"
-import { costAt, fits, type Fitting, replace } from "./fitting.ts"
+import { costAt, fits, type Fitting, isRemoved, replace } from "./fitting.ts"
 import type { Compression } from "./settings.ts"
 
 /** The marker placed where a compressed text lost its middle. */
@@ -42,7 +42,7 @@ export const compressOldest = <M>(f: Fitting<M>, order: ReadonlyArray<number>, s
   if (!f.settings.budgetUsable) return
   for (const g of order) {
     if (fits(f)) return
-    if (f.locked[g] === 1 || f.reasons[g] !== undefined) continue
+    if (f.locked[g] === 1 || isRemoved(f, g)) continue
     for (const i of f.grouping.groups[g] ?? []) {
       if (fits(f)) return
       compressOne(f, i, settings)

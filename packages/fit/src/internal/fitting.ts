@@ -68,10 +68,9 @@ export interface Fitting<M> {
   readonly request: number
   /** Per group: PENDING, KEPT or REMOVED. */
   readonly state: Uint8Array
-  /** Per removed group: why it was removed (set when it is removed). */
-  readonly reasons: Array<FitReason | undefined>
-  /** Removed groups, in removal order. */
+  /** Removed groups, in removal order, and why each was removed (`reasons[k]` for `removed[k]`). */
   readonly removed: Array<number>
+  readonly reasons: Array<FitReason>
   /** Per input message: what it costs, NaN until priced (a copy's cost once it has one). */
   readonly costs: Float64Array
   /** Copies sent in place of input messages, by input index, with what the originals cost. */
@@ -136,7 +135,7 @@ export const startFitting = <M>(
     locked,
     request,
     state,
-    reasons: new Array<FitReason | undefined>(groupCount),
+    reasons: [],
     removed: [],
     costs,
     copies: new Map(),
@@ -230,8 +229,8 @@ export const removeGroup = <M>(f: Fitting<M>, g: number, reason: FitReason): boo
   if (f.locked[g] === 1 || f.state[g] === REMOVED) return false
   if (f.state[g] === KEPT) f.total -= groupCost(f, g)
   f.state[g] = REMOVED
-  f.reasons[g] = reason
   f.removed.push(g)
+  f.reasons.push(reason)
   return true
 }
 
@@ -409,8 +408,9 @@ type Removal<M> = Pick<Fitting<M>, "input" | "removed" | "reasons" | "start" | "
 const excludedOf = <M>(r: Removal<M>): ReadonlyArray<ExcludedMessage<M>> => {
   const excluded: Array<ExcludedMessage<M>> = []
   const hasCopies = r.copies.size > 0
-  for (const g of r.removed) {
-    const reason = r.reasons[g] as FitReason
+  for (let at = 0; at < r.removed.length; at++) {
+    const g = r.removed[at] as number
+    const reason = r.reasons[at] as FitReason
     for (let k = r.start[g] as number, end = r.start[g + 1] as number; k < end; k++) {
       const i = r.members[k] as number
       const message = r.input[i] as M
