@@ -229,6 +229,32 @@ describe("toolGroups laws, on generated conversations in every format", () => {
       )
     })
 
+    it(`${name}: a result met again before its call joins that call's group, and nothing else changes`, () => {
+      // The copy at the front is a result seen before any call for its id: the walk must start again, looking
+      // each call's id up, and give the original partition with the copy in its call's group.
+      fc.assert(
+        fc.property(conversation(name), fc.nat(), (rendered, pick) => {
+          // A message that only answers (a Responses `mcp_call` both calls and answers: a copy would reuse its id).
+          const answers = rendered.messages.flatMap((m, i) =>
+            format.toolResults(m).length > 0 && format.toolCalls(m).length === 0 ? [i] : []
+          )
+          fc.pre(answers.length > 0)
+          const j = answers[pick % answers.length]!
+          const before = toolGroups(rendered.messages, format).groupOf
+          const { diagnostics, groupOf } = toolGroups([rendered.messages[j]!, ...rendered.messages], format)
+          assert.deepStrictEqual(diagnostics, [])
+          // Same partition, shifted by one, with message 0 in the group of message j + 1.
+          for (let a = 0; a < before.length; a++) {
+            for (let b = 0; b < before.length; b++) {
+              assert.strictEqual(groupOf[a + 1] === groupOf[b + 1], before[a] === before[b])
+            }
+          }
+          assert.strictEqual(groupOf[0], groupOf[j + 1])
+        }),
+        { numRuns: runs.some }
+      )
+    })
+
     it(`${name}: pure (deep-frozen input, deterministic) and auto-detection agrees`, () => {
       fc.assert(
         fc.property(conversation(name, { orphans: true, dangling: true }), (rendered) => {
