@@ -200,13 +200,9 @@ export const countText = <M>(f: Fitting<M>, text: string): number => {
 
 /** What group `g` costs now. */
 export const groupCost = <M>(f: Fitting<M>, g: number): number => {
-  const { costs, input, members, price } = f
   let sum = 0
   for (let k = f.start[g] as number, end = f.start[g + 1] as number; k < end; k++) {
-    const i = members[k] as number
-    let cost = costs[i] as number
-    if (Number.isNaN(cost)) costs[i] = cost = price(input[i] as M)
-    sum += cost
+    sum += costAt(f, f.members[k] as number)
   }
   return sum
 }
