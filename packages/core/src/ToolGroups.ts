@@ -66,13 +66,24 @@ interface ApprovalState {
  */
 interface Walk {
   /**
-   * Union–find over message indices (`parent[i] === i` marks a root). The smaller index always becomes the root,
-   * so a root is the first message of its set (what group numbering relies on), and trees stay shallow for the
-   * usual call-then-results order.
+   * Per message, its group. A message joins the group of the earlier message its first link names (the call it
+   * answers, the first message with the same approval id); a message whose links name no earlier message opens
+   * the next group. So groups are numbered by their first member as the walk goes, and most conversations need
+   * nothing more.
    */
-  readonly parent: Int32Array
+  readonly groupOf: Array<number>
+  /** How many groups are open. */
+  count: number
   /**
-   * Per tool-call id, by slot: the first message that mentioned it (later mentions join its set); the message
+   * When a message names two groups (one message answering calls of two turns), they are merged: `into[g]` is the
+   * group `g` was merged into, always an older one (union–find over groups). Made at the first merge; the numbers
+   * are made consecutive again after the walk.
+   */
+  into: Int32Array | undefined
+  /** The group of the message being walked, -1 while none of its links named an earlier message. */
+  group: number
+  /**
+   * Per tool-call id, by slot: the first message that mentioned it (later mentions join its group); the message
    * that issued the call, -1 while only results were seen; whether some result answers it (1) or not (0).
    */
   anchor: Int32Array
@@ -101,17 +112,18 @@ interface Walk {
 
 const startWalk = (n: number, lookUpCalls: boolean): Walk => {
   // Conversations rarely have more ids than messages, so there are `n` slots at first, twice as many when full.
-  // `parent` and the slots share one buffer: each typed array has a fixed cost to allocate and collect, larger
-  // than filling a thousand entries.
+  // The slots share one buffer: each typed array has a fixed cost to allocate and collect, larger than filling a
+  // thousand entries.
   const capacity = Math.max(n, 8)
-  const buffer = new ArrayBuffer(4 * (n + 2 * capacity) + capacity)
-  const parent = new Int32Array(buffer, 0, n)
-  for (let i = 0; i < n; i++) parent[i] = i
+  const buffer = new ArrayBuffer(9 * capacity)
   return {
-    parent,
-    anchor: new Int32Array(buffer, 4 * n, capacity),
-    issuer: new Int32Array(buffer, 4 * (n + capacity), capacity),
-    answered: new Uint8Array(buffer, 4 * (n + 2 * capacity), capacity),
+    groupOf: new Array<number>(n),
+    count: 0,
+    into: undefined,
+    group: -1,
+    anchor: new Int32Array(buffer, 0, capacity),
+    issuer: new Int32Array(buffer, 4 * capacity, capacity),
+    answered: new Uint8Array(buffer, 8 * capacity, capacity),
     slotOf: new Map(),
     slots: 0,
     capacity,
@@ -125,23 +137,39 @@ const startWalk = (n: number, lookUpCalls: boolean): Walk => {
   }
 }
 
-const find = (w: Walk, i: number): number => {
-  const parent = w.parent
-  let x = i
-  while (parent[x] !== x) {
-    // Path halving: point each visited node at its grandparent.
-    const up = parent[parent[x]!]!
-    parent[x] = up
+/** The group `g` is now part of: itself until merged. */
+const rootOf = (into: Int32Array, g: number): number => {
+  let x = g
+  while (into[x] !== x) {
+    // Path halving: point each visited group at its grandparent.
+    const up = into[into[x]!]!
+    into[x] = up
     x = up
   }
   return x
 }
 
-const union = (w: Walk, a: number, b: number): void => {
-  const ra = find(w, a)
-  const rb = find(w, b)
-  if (ra < rb) w.parent[rb] = ra
-  else if (rb < ra) w.parent[ra] = rb
+/** Merges groups `a` and `b` into the older one, which it returns. */
+const merge = (w: Walk, a: number, b: number): number => {
+  if (w.into === undefined) {
+    // Groups are numbered below the number of messages, so one entry per message is room enough.
+    const into = new Int32Array(w.groupOf.length)
+    for (let g = 0; g < into.length; g++) into[g] = g
+    w.into = into
+  }
+  const ra = rootOf(w.into, a)
+  const rb = rootOf(w.into, b)
+  if (ra < rb) w.into[rb] = ra
+  else if (rb < ra) w.into[ra] = rb
+  return Math.min(ra, rb)
+}
+
+/** The message being walked joins the group of message `m` (an earlier one, or itself: nothing to do). */
+const join = (w: Walk, m: number): void => {
+  if (m === w.at) return
+  const g = w.groupOf[m]!
+  if (w.group === -1) w.group = g
+  else if (w.group !== g) w.group = merge(w, w.group, g)
 }
 
 const addSlot = (w: Walk, first: number, issuedBy: number, answer: number): number => {
@@ -165,14 +193,14 @@ const addSlot = (w: Walk, first: number, issuedBy: number, answer: number): numb
   return w.slots++
 }
 
-/** One link of message `w.at`: joins the message to the set of the first message that mentioned the same id. */
+/** One link of message `w.at`: the message joins the group of the first message that mentioned the same id. */
 const link = (w: Walk, kind: Link["kind"], id: string): void => {
   const i = w.at
   if (kind === "ref") {
     w.hasRef = true
     const first = w.firstWithKey.get(id)
     if (first === undefined) w.firstWithKey.set(id, i)
-    else union(w, first, i)
+    else join(w, first)
     return
   }
   if (kind === "call" && !w.lookUpCalls) {
@@ -190,7 +218,7 @@ const link = (w: Walk, kind: Link["kind"], id: string): void => {
     return
   }
   if (kind === "result") {
-    union(w, w.anchor[slot]!, i)
+    join(w, w.anchor[slot]!)
     w.answered[slot] = 1
     return
   }
@@ -198,7 +226,7 @@ const link = (w: Walk, kind: Link["kind"], id: string): void => {
   const earlier = w.issuer[slot]!
   if (earlier === -1) {
     // Its results came first: now the issuer is known.
-    union(w, w.anchor[slot]!, i)
+    join(w, w.anchor[slot]!)
     w.issuer[slot] = i
     return
   }
@@ -211,15 +239,17 @@ const link = (w: Walk, kind: Link["kind"], id: string): void => {
     w.answered[slot] = 0
   } else {
     // Two calls with one id and no result between them: their results cannot be told apart.
-    union(w, w.anchor[slot]!, i)
+    join(w, w.anchor[slot]!)
   }
 }
 
 /**
  * The walk behind {@link toolGroups}, in one pass over the messages:
  *
- * - every link is read through `format.forEachLink` (no array per message) and joins its message to the set of
- *   the first message that mentioned the same id (union–find);
+ * - every link is read through `format.forEachLink` (no array per message), and a message joins the group of the
+ *   first message that mentioned the same id; a message that names no earlier message opens the next group, so
+ *   the groups are numbered by their first member as the walk goes. Only a message naming two groups merges them
+ *   (union–find over groups), and only then are the numbers made consecutive again, in one more pass;
  * - what is known about each tool-call id lives in three parallel typed arrays indexed by a slot number, and one
  *   `Map` gives an id's slot: no object per id (on long conversations, allocating and collecting an object per id
  *   cost more than the lookups), and one map operation per link. A call's id is added without a lookup, since it
@@ -229,13 +259,12 @@ const link = (w: Walk, kind: Link["kind"], id: string): void => {
  * - approvals are read only from messages that have a `ref` link (only those can carry one);
  * - the diagnostics that need the whole conversation (orphans, dangling calls, orphan approval responses) are
  *   found after the walk, from the per-id state;
- * - groups are numbered by their first member, which is the root of its set; the lists of members (`groups`) are
- *   built from `groupOf` when first read, since fitting reads only `groupOf`.
+ * - the lists of members (`groups`) are built from `groupOf` when first read, since fitting reads only `groupOf`.
  */
 const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>, lookUpCalls = false): ToolGroups => {
   const n = Array.isArray(messages) ? messages.length : 0
   const walk = startWalk(n, lookUpCalls)
-  const { diagnostics, slotOf } = walk
+  const { diagnostics, groupOf, slotOf } = walk
   const approvals = new Map<string, ApprovalState>()
   // The one closure of the walk, given to `forEachLink` for every message: it only hands the link on.
   const visit = (kind: Link["kind"], id: string): void => link(walk, kind, id)
@@ -245,7 +274,10 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>, loo
     walk.hasRef = false
     format.forEachLink(message, visit)
     if (walk.knownCall) return linkGroups(messages, format, true)
-    if (i + 1 < n && format.attachesToNext(message)) union(walk, i, i + 1)
+    const group = walk.group === -1 ? walk.count++ : walk.group
+    groupOf[i] = group
+    // A message that attaches to the next one (a reasoning item) brings the next one into its group.
+    walk.group = i + 1 < n && format.attachesToNext(message) ? group : -1
     if (!walk.hasRef) continue
     for (const approval of format.approvals(message)) {
       let state = approvals.get(approval.approvalId)
@@ -260,7 +292,7 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>, loo
       }
     }
   }
-  const { answered, issuer, parent, slots } = walk
+  const { answered, issuer, slots } = walk
 
   if (walk.resultBeforeCall) {
     // A result is an orphan when no message ever issued its id. Rare, so a second walk is fine.
@@ -312,15 +344,22 @@ const linkGroups = <M>(messages: ReadonlyArray<M>, format: MessageFormat<M>, loo
   if (orphanResponses.length > 1) orphanResponses.sort((a, b) => a.index - b.index)
   for (const d of orphanResponses) diagnostics.push(d)
 
-  // Number groups by first member. A root is the smallest index of its set, so when message m is not a root,
-  // its root came earlier and already has a group.
-  const groupOf: Array<number> = new Array<number>(n)
+  return grouped(groupOf, walk.into === undefined ? walk.count : renumber(groupOf, walk.into, walk.count), diagnostics)
+}
+
+/**
+ * After merges: each message gets the number of its merged group, the groups numbered again `0 … count - 1` by
+ * their first member (the first message of a group met in index order). Returns how many groups are left.
+ */
+const renumber = (groupOf: Array<number>, into: Int32Array, open: number): number => {
+  const number = new Int32Array(open).fill(-1)
   let count = 0
-  for (let m = 0; m < n; m++) {
-    const root = parent[m] === m ? m : find(walk, m)
-    groupOf[m] = root === m ? count++ : groupOf[root]!
+  for (let m = 0; m < groupOf.length; m++) {
+    const root = rootOf(into, groupOf[m]!)
+    if (number[root] === -1) number[root] = count++
+    groupOf[m] = number[root]!
   }
-  return grouped(groupOf, count, diagnostics)
+  return count
 }
 
 /**
@@ -355,7 +394,7 @@ const membersOf = (groupOf: ReadonlyArray<number>, count: number): Array<Array<n
  * Partitions `messages` into groups that must be kept or dropped as units: messages sharing any link
  * (a tool-call id, an approval id, a provider-side tool pair) are in one group, transitively, and a
  * message that attaches to the next one (an OpenAI Responses reasoning item) is grouped with it.
- * Non-adjacent members are found too. Runs in linear time (one pass, union–find) and never throws:
+ * Non-adjacent members are found too. Runs in linear time (one pass; merged groups are tracked by union–find) and never throws:
  * problems are reported in `diagnostics`.
  *
  * A call whose approval was answered and that has no result yet is reported as {@link AwaitingExecution},

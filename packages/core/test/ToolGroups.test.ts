@@ -269,3 +269,109 @@ describe("toolGroups laws, on generated conversations in every format", () => {
     })
   }
 })
+
+describe("toolGroups on any link graph", () => {
+  // Messages that are nothing but their links, so that every order, reuse and merge can be generated.
+  interface Linked {
+    readonly links: ReadonlyArray<{ readonly kind: "call" | "result" | "ref"; readonly id: string }>
+    readonly attach: boolean
+  }
+  const linked = makeFormat<Linked>({
+    name: "linked",
+    role: () => "assistant",
+    forEachLink: (m, visit) => {
+      for (const link of m.links) visit(link.kind, link.id)
+    },
+    toolCalls: (m) => m.links.flatMap((l) => l.kind === "call" ? [{ id: l.id, name: "f", arguments: "" }] : []),
+    toolResults: (m) => m.links.flatMap((l) => l.kind === "result" ? [{ callId: l.id, isError: false, text: "" }] : []),
+    attachesToNext: (m) => m.attach,
+    text: () => "",
+    withText: (m) => m,
+    withResultText: (m) => m,
+    withoutToolParts: (m) => m,
+    makeNote: () => ({ links: [], attach: false }),
+    makeToolResults: () => [],
+    validate: () => []
+  })
+
+  /**
+   * The rules of the walk, stated plainly: the pairs of messages each link ties together, then the connected
+   * components by repeated relabelling (quadratic, and independent of the walk's numbering as it goes).
+   */
+  const oracle = (messages: ReadonlyArray<Linked>): Array<number> => {
+    const ties: Array<readonly [number, number]> = []
+    const firstWithKey = new Map<string, number>()
+    const ids = new Map<string, { anchor: number; issuer: number; answered: boolean }>()
+    messages.forEach((m, i) => {
+      for (const { id, kind } of m.links) {
+        if (kind === "ref") {
+          const first = firstWithKey.get(id)
+          if (first === undefined) firstWithKey.set(id, i)
+          else ties.push([first, i])
+          continue
+        }
+        const known = ids.get(id)
+        if (known === undefined) {
+          ids.set(id, { anchor: i, issuer: kind === "call" ? i : -1, answered: kind === "result" })
+        } else if (kind === "result") {
+          ties.push([known.anchor, i])
+          known.answered = true
+        } else if (known.issuer === -1) {
+          ties.push([known.anchor, i])
+          known.issuer = i
+        } else if (known.answered && known.issuer !== i) {
+          // An answered call's id used again: a new call, in a new group.
+          Object.assign(known, { anchor: i, issuer: i, answered: false })
+        } else ties.push([known.anchor, i])
+      }
+      if (m.attach && i + 1 < messages.length) ties.push([i, i + 1])
+    })
+    const label = messages.map((_, i) => i)
+    for (let changed = true; changed;) {
+      changed = false
+      for (const [a, b] of ties) {
+        const low = Math.min(label[a]!, label[b]!)
+        for (const x of [a, b]) {
+          if (label[x] !== low) {
+            for (let k = 0; k < label.length; k++) if (label[k] === label[x] && k !== x) label[k] = low
+            label[x] = low
+            changed = true
+          }
+        }
+      }
+    }
+    const number = new Map<number, number>()
+    return label.map((l) => number.get(l) ?? (number.set(l, number.size), number.size - 1))
+  }
+
+  const message: fc.Arbitrary<Linked> = fc.record({
+    links: fc.array(
+      fc.record({ kind: fc.constantFrom("call", "result", "ref"), id: fc.constantFrom("a", "b", "c", "d", "e") }),
+      { maxLength: 3 }
+    ),
+    // One message in four attaches to the next.
+    attach: fc.nat(3).map((k) => k === 0)
+  })
+
+  it("numbers the groups by first member and ties exactly what the rules tie, whatever the order of links", () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 30 }), (messages) => {
+        assert.deepStrictEqual(toolGroups(messages, linked).groupOf, oracle(messages))
+      }),
+      { numRuns: runs.most }
+    )
+  })
+
+  it("merges two groups when one message names both, and numbers the rest again", () => {
+    const messages: ReadonlyArray<Linked> = [
+      { links: [{ kind: "call", id: "a" }], attach: false },
+      { links: [], attach: false },
+      { links: [{ kind: "call", id: "b" }], attach: false },
+      { links: [{ kind: "result", id: "b" }, { kind: "result", id: "a" }], attach: false },
+      { links: [], attach: false }
+    ]
+    const { groupOf, groups } = toolGroups(messages, linked)
+    assert.deepStrictEqual(groupOf, [0, 1, 0, 0, 2])
+    assert.deepStrictEqual(groups, [[0, 2, 3], [1], [4]])
+  })
+})

@@ -62,6 +62,20 @@ const isPinned = (message: unknown): boolean => {
   return isRecord(meta) && meta.pinned === true
 }
 
+/**
+ * The default rule (pinned, or a system message whose source is absent or "system"), in one read of the message:
+ * it runs once per message on every fit.
+ */
+const isProtected = (message: unknown): boolean => {
+  if (!isRecord(message)) return false
+  if (message.pinned === true) return true
+  const meta = message.meta
+  if (isRecord(meta) && meta.pinned === true) return true
+  if (message.role !== "system") return false
+  const from = sourceOf(message, meta)
+  return from === undefined || from === "system"
+}
+
 /** The text counted: the content's text, then a `name arguments` line per tool call. */
 const textOf = (message: unknown): string => {
   if (!isRecord(message)) return ""
@@ -129,14 +143,7 @@ export const canonical: MessageFormat<Message> = makeFormat<Message>({
     }]
   },
   isPinned,
-  // The default rule (pinned, or a system message whose source is absent or "system"), with the pinned check
-  // and the role read by name.
-  isProtected: (message) => {
-    if (isPinned(message)) return true
-    if (roleOf(message) !== "system") return false
-    const from = sourceOf(message, rec(message, "meta"))
-    return from === undefined || from === "system"
-  },
+  isProtected,
   isSummary: (message) => {
     if (flag(message, "summary")) return true
     const role = roleOf(message)
