@@ -84,7 +84,7 @@ export type Counter = TokenCounter | MessageCounter | ((text: string) => number)
 /**
  * The default counter (id `approximate-chars-v1`): `ceil(length / 4)` UTF-16 code units, reported as
  * approximate. Fast and dependency-free; real tokenizers give 1.00–1.48× this on code and JSON, less on plain
- * English prose.
+ * English prose. Frozen: it cannot fail, so ctxkit counts with it without a guard.
  *
  * @example
  * ```ts
@@ -97,11 +97,11 @@ export type Counter = TokenCounter | MessageCounter | ((text: string) => number)
  * @category counting
  * @since 0.1.0
  */
-export const approximateCounter: TokenCounter = {
+export const approximateCounter: TokenCounter = Object.freeze({
   id: "approximate-chars-v1",
   approximate: true,
-  count: (text) => Math.ceil(text.length / 4)
-}
+  count: (text: string) => Math.ceil(text.length / 4)
+})
 
 // One counter per function for the life of the function: its id is unique to it, so a shared `CostCache`
 // (keyed by counter id) never hands one function's counts to another, and passing the same function again

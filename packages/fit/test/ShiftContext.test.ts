@@ -2,8 +2,10 @@ import { approximateCounter, makeCostCache, type TokenCounter } from "@ctxkit/bu
 import { CounterFailed, SettingAdjusted } from "@ctxkit/budget/Diagnostics"
 import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { shiftContext, strategies } from "@ctxkit/fit"
-import { deepFreeze } from "@ctxkit/testing"
+import { conversation, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { runs } from "../../../tests/runs.ts"
 import { pipe } from "effect/Function"
 import { CallbackFailed, ProtectedOverBudget, UnusableBudget } from "../src/Diagnostics.ts"
 
@@ -321,5 +323,30 @@ describe("shiftContext with compression", () => {
     assert.strictEqual(fitted.truncated.length, 1)
     assert.deepStrictEqual(formats.anthropic.toolResults(fitted.kept[1] as never).map((r) => r.callId), ["t1"])
     assert.isTrue(fitted.fits)
+  })
+})
+
+describe("shiftContext with the built-in approximate counter", () => {
+  it("is frozen, so counting with it needs no guard", () => {
+    assert.isTrue(Object.isFrozen(approximateCounter))
+  })
+
+  it("fits exactly as the same count through the guarded path, in every format", () => {
+    // A copy of the counter is not the built-in one, so it is counted through a tally.
+    const copy: TokenCounter = { id: "approximate-copy", approximate: true, count: approximateCounter.count }
+    for (const name of formatNames) {
+      const format = formatOf(name)
+      fc.assert(
+        fc.property(conversation(name, { orphans: true, dangling: true }), fc.nat(4000), (rendered, budget) => {
+          const direct = shiftContext(rendered.messages, approximateCounter, budget, { format })
+          const guarded = shiftContext(rendered.messages, copy, budget, { format })
+          assert.deepStrictEqual(direct.kept, guarded.kept)
+          assert.strictEqual(direct.tokens, guarded.tokens)
+          assert.deepStrictEqual(direct.excluded, guarded.excluded)
+          assert.deepStrictEqual(direct.diagnostics, guarded.diagnostics)
+        }),
+        { numRuns: runs.some }
+      )
+    }
   })
 })

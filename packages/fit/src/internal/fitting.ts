@@ -105,16 +105,15 @@ export const startFitting = <M>(
   // Every per-message and per-group array of the fitting lives in one buffer: a typed array has a fixed cost
   // to allocate and to collect that is larger than filling a thousand entries, and there are six of them.
   // A conversation has at most `n` groups, so `n` entries are room enough for each per-group array.
-  const buffer = new ArrayBuffer(8 * n + 4 * (3 * n + 1) + 2 * n)
+  const buffer = new ArrayBuffer(8 * n + 4 * (2 * n + 2) + 2 * n)
   const costs = new Float64Array(buffer, 0, n).fill(Number.NaN)
   const { count: groupCount, members, start } = flatGroups(
     groupOf,
     new Int32Array(buffer, 8 * n, n),
-    new Int32Array(buffer, 12 * n, n + 1),
-    new Int32Array(buffer, 16 * n + 4, n)
+    new Int32Array(buffer, 12 * n, n + 2)
   )
-  const locked = new Uint8Array(buffer, 20 * n + 4, groupCount)
-  const state = new Uint8Array(buffer, 21 * n + 4, groupCount)
+  const locked = new Uint8Array(buffer, 16 * n + 8, groupCount)
+  const state = new Uint8Array(buffer, 17 * n + 8, groupCount)
 
   const request = currentRequest(input, format)
   const protectedRequest = settings.protectCurrentRequest ? request : -1
@@ -151,35 +150,34 @@ export const startFitting = <M>(
 }
 
 /**
- * The groups of `groupOf` as one flat list (a counting sort by group), written into the three arrays given (each
- * of `groupOf.length` entries, `start` one more): how many groups there are, and for each its members in ascending
+ * The groups of `groupOf` as one flat list (a counting sort by group), written into the two arrays given (`members`
+ * of `groupOf.length` entries, `cursor` two more): how many groups there are, and for each its members in ascending
  * order, `members[start[g]] … members[start[g + 1] - 1]`. Groups are numbered by their first member, so a message
  * opens a new group exactly when its group number is the count so far.
  */
 const flatGroups = (
   groupOf: ReadonlyArray<number>,
   members: Int32Array,
-  start: Int32Array,
-  next: Int32Array
+  cursor: Int32Array
 ): { readonly count: number; readonly members: Int32Array; readonly start: Int32Array } => {
   const n = groupOf.length
-  // First the size of each group, in start[g + 1]; then running sums make start[g] where group g begins.
+  // The size of each group g in cursor[g + 1]; running sums make cursor[g + 1] where group g ends.
   let count = 0
   for (let i = 0; i < n; i++) {
     const g = groupOf[i] as number
     if (g === count) count++
-    start[g + 1] = (start[g + 1] as number) + 1
+    cursor[g + 1] = (cursor[g + 1] as number) + 1
   }
-  for (let g = 0; g < count; g++) {
-    start[g + 1] = (start[g + 1] as number) + (start[g] as number)
-    next[g] = start[g] as number
+  for (let g = 1; g <= count; g++) cursor[g] = (cursor[g] as number) + (cursor[g - 1] as number)
+  // Filled from the last message back, each group's cursor moves from its end to its beginning, so that
+  // cursor[g + 1] ends where group g begins: the starts are `cursor` shifted by one, closed by `n`.
+  for (let i = n - 1; i >= 0; i--) {
+    const at = (cursor[(groupOf[i] as number) + 1] as number) - 1
+    members[at] = i
+    cursor[(groupOf[i] as number) + 1] = at
   }
-  for (let i = 0; i < n; i++) {
-    const g = groupOf[i] as number
-    members[next[g] as number] = i
-    next[g] = (next[g] as number) + 1
-  }
-  return { count, members, start: start.subarray(0, count + 1) }
+  cursor[count + 1] = n
+  return { count, members, start: cursor.subarray(1, count + 2) }
 }
 
 /** What input message `i` costs now, priced on first use. */

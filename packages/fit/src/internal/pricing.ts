@@ -2,7 +2,7 @@
  * What a message costs. Every price fitting needs — an input message, a compressed copy, a summary note — comes
  * from the one function {@link makePrice} builds, so a change in how messages are priced is made here only.
  */
-import { messageCost, TokenTally } from "@ctxkit/budget"
+import { approximateCounter, messageCost, TokenTally } from "@ctxkit/budget"
 import { CounterFailed } from "@ctxkit/budget/Diagnostics"
 import * as Predicate from "effect/Predicate"
 import type { FitDiagnostic } from "../Diagnostics.ts"
@@ -34,7 +34,7 @@ export const absorb = (diagnostics: Array<FitDiagnostic>, fresh: ReadonlyArray<F
 /**
  * The price of a message: `count(format.text(message)) + overhead` (or the counter's own `countMessage`), through the caller's cost cache when there is
  * one (so that counts are shared with every other user of that cache), guarded (a counter that fails falls back
- * to the approximate count; `diagnostics` says so).
+ * to the approximate count; `diagnostics` says so) unless it is the built-in approximate counter, which cannot fail.
  */
 export const makePrice = <M>(settings: Settings<M>, diagnostics: Array<FitDiagnostic>): Price<M> => {
   const { cache, counter, format, overhead } = settings
@@ -45,6 +45,13 @@ export const makePrice = <M>(settings: Settings<M>, diagnostics: Array<FitDiagno
       const estimate = messageCost(message, options)
       if (estimate.diagnostics.length > 0) absorb(diagnostics, estimate.diagnostics)
       return estimate.tokens
+    }
+  }
+  // The built-in approximate counter (frozen) cannot fail, so it needs no guard: its count is taken directly.
+  if (counter === approximateCounter) {
+    return (message) => {
+      const text = format.text(message)
+      return approximateCounter.count(typeof text === "string" ? text : "") + overhead
     }
   }
   // One tally counts every text: the same count as `estimateTokens(text, counter)`, without a tally and a result
