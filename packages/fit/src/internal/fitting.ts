@@ -103,7 +103,7 @@ export const startFitting = <M>(
   const { groupOf } = grouping
   const n = input.length
   // Every per-message and per-group array of the fitting lives in one buffer: a typed array has a fixed cost
-  // to allocate and to collect that is larger than filling a thousand entries, and there are six of them.
+  // to allocate and to collect that is larger than filling a thousand entries, and there are five of them.
   // A conversation has at most `n` groups, so `n` entries are room enough for each per-group array.
   const buffer = new ArrayBuffer(8 * n + 4 * (2 * n + 2) + 2 * n)
   const costs = new Float64Array(buffer, 0, n).fill(Number.NaN)
