@@ -10,7 +10,6 @@ import * as Result from "effect/Result"
 import { conversationMessages } from "./ConversationMessages.ts"
 import * as Diagnostics from "./Diagnostics.ts"
 import { auto } from "./formats/Auto.ts"
-import { lazyProperty } from "./LazyProperty.ts"
 import { type FormatInput, isMessageFormat, type Link, type MessageFormat } from "./MessageFormat.ts"
 
 // What `toolGroups` reports, declared in `Diagnostics.ts` and re-exported from the step's own module.
@@ -363,25 +362,24 @@ const renumber = (groupOf: Array<number>, into: Int32Array, open: number): numbe
   return count
 }
 
-const defineGroups = lazyProperty("groups")
-
 /**
- * The result, its `groups` built from `groupOf` on first read (fitting reads only `groupOf`). Made here rather
- * than in the walk, so that what computes `groups` holds only `groupOf`: a closure keeps every variable its
- * function shares with other closures, and in the walk that is the walk's whole state (its map and buffers),
- * which a caller keeping the result would keep too. The properties keep the order `groups`, `groupOf`,
- * `diagnostics`.
+ * The result, its `groups` built on first read. Made here rather than in the walk, so that the getter holds only
+ * `groupOf`: a closure keeps every variable its function shares with other closures, and in the walk that is the
+ * walk's whole state (its map and buffers), which a caller keeping the result would keep too.
  */
 const grouped = (
   groupOf: ReadonlyArray<number>,
   count: number,
   diagnostics: ReadonlyArray<Diagnostics.GroupDiagnostic>
 ): ToolGroups => {
-  const result: { -readonly [K in keyof ToolGroups]?: ToolGroups[K] } = {}
-  defineGroups(result, () => membersOf(groupOf, count))
-  result.groupOf = groupOf
-  result.diagnostics = diagnostics
-  return result as ToolGroups
+  let groups: ReadonlyArray<ReadonlyArray<number>> | undefined
+  return {
+    get groups() {
+      return groups ??= membersOf(groupOf, count)
+    },
+    groupOf,
+    diagnostics
+  }
 }
 
 /** Each group's messages, ascending, from `groupOf` (groups numbered `0 … count - 1` by their first member). */

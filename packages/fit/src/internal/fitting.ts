@@ -21,7 +21,6 @@
 import { estimateTokens } from "@ctxkit/budget"
 import { conversationMessages, type ToolGroups, toolGroups } from "@ctxkit/core"
 import { currentRequest } from "@ctxkit/core/CurrentRequest"
-import { lazyProperty } from "@ctxkit/core/LazyProperty"
 import { describeValue } from "@ctxkit/core/Describe"
 import * as Result from "effect/Result"
 import type { FitDiagnostic } from "../Diagnostics.ts"
@@ -365,7 +364,9 @@ export const finishFitting = <M>(
     copies: f.copies,
     costs: f.costs
   }
-  const excluded = f.settings.countExcluded ? excludedOf(removal) : undefined
+  let excluded: ReadonlyArray<ExcludedMessage<M>> | undefined = f.settings.countExcluded
+    ? excludedOf(removal)
+    : undefined
 
   const diagnostics = f.diagnostics
   if (Math.abs(tokens - f.total) > 1e-6 * Math.max(1, Math.abs(tokens))) {
@@ -378,21 +379,21 @@ export const finishFitting = <M>(
   if (inputUsable && budgetUsable && !fit) {
     diagnostics.push(new ProtectedOverBudget({ protectedTokens: tokens, budget }))
   }
-  // Built property by property, in the order of `FitResult`, around its lazy `excluded`.
-  const result: { -readonly [K in keyof FitResult<M>]?: FitResult<M>[K] } = { kept }
-  defineExcluded(result, excluded === undefined ? () => excludedOf(removal) : () => excluded)
-  result.truncated = truncated
-  result.inserted = inserted
-  result.tokens = tokens
-  result.budget = budget
-  result.fits = fit
-  result.diagnostics = diagnostics
-  if (extra.summaryCreated !== undefined) result.summaryCreated = extra.summaryCreated
-  if (extra.manualFallback !== undefined) result.manualFallback = extra.manualFallback
-  return result as FitResult<M>
+  return {
+    kept,
+    get excluded() {
+      return excluded ??= excludedOf(removal)
+    },
+    truncated,
+    inserted,
+    tokens,
+    budget,
+    fits: fit,
+    diagnostics,
+    ...(extra.summaryCreated === undefined ? {} : { summaryCreated: extra.summaryCreated }),
+    ...(extra.manualFallback === undefined ? {} : { manualFallback: extra.manualFallback })
+  }
 }
-
-const defineExcluded = lazyProperty("excluded")
 
 /** What the list of excluded messages is made from: the removed groups, why, their members and their prices. */
 type Removal<M> = Pick<Fitting<M>, "input" | "removed" | "reasons" | "start" | "members" | "copies" | "costs">
