@@ -4,9 +4,9 @@ import { formats, type Message, type MessageFormat } from "@ctxkit/core"
 import { shiftContext, strategies } from "@ctxkit/fit"
 import { conversation, deepFreeze, formatNames, formatOf } from "@ctxkit/testing"
 import { assert, describe, it } from "@effect/vitest"
+import { pipe } from "effect/Function"
 import * as fc from "fast-check"
 import { runs } from "../../../tests/runs.ts"
-import { pipe } from "effect/Function"
 import { CallbackFailed, ProtectedOverBudget, UnusableBudget } from "../src/Diagnostics.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
