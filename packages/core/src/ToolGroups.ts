@@ -66,9 +66,9 @@ interface ApprovalState {
  */
 interface Walk {
   /**
-   * Per message, its group. A message joins the group of the earlier message its first link names (the call it
-   * answers, the first message with the same approval id); a message whose links name no earlier message opens
-   * the next group. So groups are numbered by their first member as the walk goes, and most conversations need
+   * Per message, its group. A message joins the group of the earlier messages its links name (the call it
+   * answers, the first message with the same approval id; two such groups are merged); a message whose links name
+   * no earlier message opens the next group. So groups are numbered by their first member as the walk goes, and most conversations need
    * nothing more.
    */
   readonly groupOf: Array<number>
@@ -394,8 +394,8 @@ const membersOf = (groupOf: ReadonlyArray<number>, count: number): Array<Array<n
  * Partitions `messages` into groups that must be kept or dropped as units: messages sharing any link
  * (a tool-call id, an approval id, a provider-side tool pair) are in one group, transitively, and a
  * message that attaches to the next one (an OpenAI Responses reasoning item) is grouped with it.
- * Non-adjacent members are found too. Runs in linear time (one pass; merged groups are tracked by union–find) and never throws:
- * problems are reported in `diagnostics`.
+ * Non-adjacent members are found too. Runs in linear time (one pass; groups that one message ties together are
+ * merged by union–find) and never throws: problems are reported in `diagnostics`.
  *
  * A call whose approval was answered and that has no result yet is reported as {@link AwaitingExecution},
  * not as a {@link DanglingCall}; an approval response with no request is an {@link OrphanApprovalResponse}.

@@ -115,7 +115,7 @@ const timeoutOf = (options: unknown): Effect.Effect<Duration.Duration> => {
  *
  * - `Summarizer.layerExtractive`: offline and deterministic — a real checkpoint built from the transcript without
  *   a model (see {@link extractiveReply}), that compaction accepts as a structured checkpoint.
- * - `Summarizer.layerLanguageModel(options?)`: any `effect/ai` `LanguageModel` (required by the layer). The
+ * - `Summarizer.layerLanguageModel(options?)`: whichever `effect/ai` `LanguageModel` the layer is given. The
  *   request goes as a system message (the checkpoint instructions) and a user message, without tools; the reply's
  *   text, its finish reason (`content-filter` is a refusal, `length` a cut) and the prompt tokens the server
  *   reported become the `SummaryReply`. A failure becomes a `SummarizerError` naming the error's kind and HTTP
